@@ -1,0 +1,9 @@
+// The ordered list of migrations. Append only: a landed migration is never edited or reordered.
+import type { MigrationFactory } from './context.js';
+import settings from './0001_settings.js';
+
+export type { MigrationContext, MigrationFactory } from './context.js';
+
+export const migrations: ReadonlyArray<readonly [name: string, factory: MigrationFactory]> = [
+  ['0001_settings', settings],
+];

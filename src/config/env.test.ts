@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './env.js';
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the contract defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '0.0.0.0', databaseUrl: undefined, logLevel: 'info', tls: undefined });
+    expect(config.dataDir).toBe(path.resolve('./data'));
+    expect(config.trustProxy).toBe(false);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ port: 8080, databaseUrl: undefined });
+  });
+
+  it.each([['abc'], ['-1'], ['70000'], ['80.5']])('rejects PORT=%s with one line naming PORT', (value) => {
+    const err = failure({ PORT: value });
+    expect(err.variable).toBe('PORT');
+    expect(err.message).toMatch(/^Invalid configuration: PORT /);
+    expect(err.message).toContain(JSON.stringify(value));
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('never echoes a secret value back', () => {
+    const err = failure({ DATABASE_URL: 'mysql://user:hunter2@db/rmm' });
+    expect(err.variable).toBe('DATABASE_URL');
+    expect(err.message).not.toContain('hunter2');
+  });
+
+  it('accepts postgres URLs', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u:p@h:5432/db' }).databaseUrl).toBe('postgresql://u:p@h:5432/db');
+  });
+
+  it('rejects an unknown log level', () => {
+    expect(failure({ LOG_LEVEL: 'verbose' }).variable).toBe('LOG_LEVEL');
+  });
+
+  it('needs both TLS files or neither', () => {
+    expect(failure({ TLS_CERT_FILE: '/c.pem' }).variable).toBe('TLS_KEY_FILE');
+    expect(failure({ TLS_KEY_FILE: '/k.pem' }).variable).toBe('TLS_CERT_FILE');
+    expect(loadConfig({ TLS_CERT_FILE: '/c.pem', TLS_KEY_FILE: '/k.pem' }).tls).toEqual({
+      certFile: '/c.pem',
+      keyFile: '/k.pem',
+    });
+  });
+
+  it('parses TRUST_PROXY as a flag, a hop count or a proxy list', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(failure({ TRUST_PROXY: 'yes please' }).variable).toBe('TRUST_PROXY');
+  });
+});

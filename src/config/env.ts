@@ -1,0 +1,100 @@
+// Configuration: one zod parse of the environment (contract §13) into a frozen Config.
+// Nothing else in the code base reads process.env; later features add their variables here.
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Variables whose values must never be echoed back, not even in a configuration error. */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'JWT_SECRET', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const port = (fallback: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .refine((v) => /^\d{1,5}$/.test(v) && Number(v) <= 65535, 'must be an integer from 0 to 65535')
+    .transform(Number);
+
+const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\/.+/.test(v), 'must be a postgres:// or postgresql:// URL')
+  .optional();
+
+/**
+ * TRUST_PROXY follows Fastify's trustProxy: `true`/`false`, a hop count, or a comma-separated list of
+ * addresses/CIDRs of the proxies in front of us.
+ */
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((v, ctx): boolean | number | string[] => {
+    const value = v.trim().toLowerCase();
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    if (/^\d+$/.test(value)) return Number(value);
+    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    if (list.length > 0 && list.every((s) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s))) return list;
+    ctx.addIssue({ code: 'custom', message: 'must be true, false, a hop count or a list of proxy addresses' });
+    return z.NEVER;
+  });
+
+const envSchema = z
+  .object({
+    PORT: port(8080),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    DATABASE_URL: postgresUrl,
+    DATA_DIR: z.string().min(1).default('./data'),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    TLS_CERT_FILE: z.string().min(1).optional(),
+    TLS_KEY_FILE: z.string().min(1).optional(),
+    TRUST_PROXY: trustProxy,
+  })
+  .superRefine((env, ctx) => {
+    // A certificate without its key (or the reverse) would silently serve plain HTTP: refuse it.
+    if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) {
+      const missing = env.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'must be set together with the other TLS_* variable' });
+    }
+  });
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Unset means the embedded PGlite database under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
+  readonly trustProxy: boolean | number | string[];
+}
+
+/** Thrown for an invalid environment; its message is the one line start-up prints. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable (`PORT=`) means "not set", as most shells and compose files intend it.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = envSchema.safeParse(present);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    const raw = present[variable];
+    const shown = raw === undefined || SECRET_VARIABLES.has(variable) ? '' : ` (got ${JSON.stringify(raw)})`;
+    throw new ConfigError(variable, `Invalid configuration: ${variable} ${issue.message}${shown}`);
+  }
+  const e = result.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : undefined,
+    trustProxy: e.TRUST_PROXY,
+  });
+}

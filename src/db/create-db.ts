@@ -1,0 +1,92 @@
+// Database handles: the embedded PGlite (default, data under DATA_DIR) or a PostgreSQL pool. Both give a
+// Kysely<Database> and return the same JavaScript types, so features never care which one runs.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from '../platform/logger.js';
+import { acquireDataDirLock } from './data-dir-lock.js';
+import type { Database } from './schema.js';
+
+export type DbDialect = 'postgres' | 'pglite';
+
+export interface DbHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: DbDialect;
+  /** Where the data lives, safe to log (no password). */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const INT8_ARRAY_OID = 1016;
+
+export async function createDb(
+  config: { databaseUrl: string | undefined; dataDir: string },
+  logger: Logger,
+): Promise<DbHandle> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, logger);
+  const dir = path.join(config.dataDir, 'pglite');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Two processes on one PGlite directory would corrupt it; the lock makes the second one refuse to start.
+  const lock = await acquireDataDirLock(config.dataDir);
+  try {
+    const handle = await openPglite({ dataDir: dir });
+    return { ...handle, close: once(() => handle.close().finally(() => lock.release())) };
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
+}
+
+/** PGlite on a directory, or in memory (optionally started from a dump made by `dumpDataDir`). */
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DbHandle> {
+  const pglite = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  return wrapPglite(pglite, options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory');
+}
+
+/** A handle over an open PGlite instance; closing the handle closes the instance. */
+export function wrapPglite(pglite: PGlite, location: string): DbHandle {
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return { db, dialect: 'pglite', location, close: once(() => db.destroy()) };
+}
+
+export function openPostgres(url: string, logger: Logger, options: { max?: number } = {}): DbHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    // int8 (ids, counters, count(*)) as numbers, as PGlite returns them; exact below 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === INT8_OID) return (v: string) => Number(v);
+        if (oid === INT8_ARRAY_OID) return (v: string) => pg.types.arrayParser(v, Number);
+        return pg.types.getTypeParser(oid, format as 'text');
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection (a PostgreSQL restart) emits 'error' on the pool; without a
+  // listener that would crash the process. The pool replaces the client on the next query.
+  pool.on('error', (err) => logger.warn({ err }, 'PostgreSQL connection lost; the pool will reconnect'));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, close: once(() => db.destroy()) };
+}
+
+/** host:port/database of a connection URL, without credentials. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** Closing twice (a failed start-up path, then shutdown) must not fail the second time. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
+}

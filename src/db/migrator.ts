@@ -1,0 +1,47 @@
+// Runs the frozen migrations of migrations/index.ts in order, telling each one the dialect and whether
+// TimescaleDB can be used. On PostgreSQL Kysely holds an advisory lock, so two servers starting at once
+// do not both migrate.
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
+import { migrations, type MigrationContext } from '../../migrations/index.js';
+import type { DbHandle } from './create-db.js';
+
+export interface MigrationReport {
+  applied: string[];
+  timescale: boolean;
+}
+
+class ListedMigrations implements MigrationProvider {
+  constructor(private readonly ctx: MigrationContext) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(migrations.map(([name, factory]) => [name, factory(this.ctx)]));
+  }
+}
+
+export async function migrateToLatest(handle: DbHandle): Promise<MigrationReport> {
+  const timescale = handle.dialect === 'postgres' && (await timescaleUsable(handle.db));
+  const migrator = new Migrator({ db: handle.db, provider: new ListedMigrations({ dialect: handle.dialect, timescale }) });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+  return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName), timescale };
+}
+
+/**
+ * TimescaleDB is usable when the extension is already installed in this database, or when it is
+ * available and preloaded (CREATE EXTENSION fails without shared_preload_libraries).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- runs before any table is known
+async function timescaleUsable(db: Kysely<any>): Promise<boolean> {
+  const { rows } = await sql<{ usable: boolean }>`
+    select exists (select 1 from pg_extension where extname = 'timescaledb')
+        or (exists (select 1 from pg_available_extensions where name = 'timescaledb')
+            and coalesce(current_setting('shared_preload_libraries', true), '') like '%timescaledb%') as usable
+  `.execute(db);
+  return rows[0]?.usable === true;
+}

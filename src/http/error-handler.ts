@@ -1,0 +1,74 @@
+// One place turns every failure into the contract's error body: AppErrors by their code, request
+// validation into 400 with details, framework errors by their status, and everything else into a 500
+// that says nothing about internals (the details go to the log, tied to the request id).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, codeForStatus, isAppError, type ErrorDetail } from '../platform/errors.js';
+import { errorBody } from './error-body.js';
+
+interface Mapped {
+  status: number;
+  code: string;
+  message: string;
+  details?: ErrorDetail[];
+}
+
+const FRAMEWORK_CODES: Record<string, { code: string; message?: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'Request body is empty but content-type is JSON' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE' },
+};
+
+const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+function mapError(err: FastifyError): Mapped {
+  if (isAppError(err)) return { status: err.status, code: err.code, message: err.message, details: err.details };
+  if (err.validation) {
+    const part = PART_NAMES[err.validationContext ?? ''] ?? 'request';
+    const details = err.validation.map((v) => ({
+      path: v.instancePath.split('/').filter(Boolean).join('.') || part,
+      message: v.message ?? 'is invalid',
+    }));
+    const first = details[0];
+    const message = first ? `Invalid ${part}: ${first.path}: ${first.message}` : `Invalid ${part}`;
+    return { status: 400, code: 'VALIDATION_ERROR', message, details };
+  }
+  const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const known = FRAMEWORK_CODES[err.code];
+    return { status, code: known?.code ?? codeForStatus(status), message: known?.message ?? err.message };
+  }
+  return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
+}
+
+export const errorHandlerPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const mapped = mapError(err);
+      if (mapped.status >= 500) request.log.error({ err }, 'request failed');
+      else request.log.info({ code: mapped.code, status: mapped.status }, mapped.message);
+      return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message, request.id, mapped.details));
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      // The path only: the query string may hold credentials.
+      const path = request.url.split('?')[0];
+      const err = new AppError('NOT_FOUND', `Route ${request.method} ${path} not found`);
+      return reply.code(err.status).send(errorBody(err.code, err.message, request.id));
+    });
+
+    // While shutting down, new requests on kept-alive connections get a 503 in the contract's body
+    // (Fastify's built-in one has another shape), so load balancers move on and clients can retry.
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    app.addHook('onRequest', async (_request, reply) => {
+      if (!closing) return;
+      reply.header('connection', 'close');
+      throw new AppError('SERVICE_UNAVAILABLE', 'Server is shutting down');
+    });
+  },
+  { name: 'error-handler' },
+);

@@ -1,0 +1,82 @@
+// The OpenAPI 3 document is generated from the route schemas (zod), served at /api/v1/openapi.json and
+// rendered by Swagger UI at /docs. Every documented operation also lists the contract's error body for
+// 4xx/5xx and says whether it needs credentials.
+import swagger, { type SwaggerOptions } from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBodySchema } from './error-body.js';
+import { declareAccessForPluginRoutes } from './route-access.js';
+
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+type TransformArgs = Parameters<typeof jsonSchemaTransform>[0];
+
+const DESCRIPTION = `Remote monitoring and management backend.
+
+Errors always have the body \`{"error", "code", "request_id"}\` (validation errors add \`details\`), and
+every response carries \`x-request-id\`. Credentials: \`X-API-Key\` header (or \`api_key\` query for
+WebSocket clients) or \`Authorization: Bearer <JWT>\` (or \`token\` query). Lists take \`limit\` (integer
+≥ 1; larger values are clamped to the list's maximum). Request bodies are limited to 1 MiB unless a route
+says otherwise.`;
+
+const errorResponse = (description: string) => ({
+  description: `${description} (the contract's error body)`,
+  content: { 'application/json': { schema: errorBodySchema } },
+});
+
+function documentErrorsAndAccess(args: TransformArgs) {
+  const { schema, route } = args;
+  if (!schema || schema.hide) return jsonSchemaTransform(args);
+  const withErrors = {
+    ...schema,
+    response: { ...(schema.response as object | undefined), '4xx': errorResponse('Client error'), '5xx': errorResponse('Server error') },
+    ...(route.config?.access === 'public' ? { security: [] } : {}),
+    'x-access': route.config?.access,
+  };
+  return jsonSchemaTransform({ ...args, schema: withErrors });
+}
+
+export const openApiPlugin = fp(
+  async (app: FastifyInstance, opts: { version: string }) => {
+    const options: SwaggerOptions = {
+      openapi: {
+        openapi: '3.0.3',
+        info: { title: 'RMM backend API', version: opts.version, description: DESCRIPTION },
+        components: {
+          securitySchemes: {
+            apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+            apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            tokenQuery: { type: 'apiKey', in: 'query', name: 'token' },
+          },
+        },
+        security: [{ apiKey: [] }, { bearer: [] }],
+      },
+      transform: documentErrorsAndAccess,
+      transformObject: jsonSchemaTransformObject,
+    };
+    await app.register(swagger, options);
+
+    app.get(
+      OPENAPI_PATH,
+      {
+        config: { access: 'public' },
+        schema: {
+          summary: 'This OpenAPI 3 document',
+          tags: ['meta'],
+          response: { 200: z.record(z.string(), z.unknown()).describe('OpenAPI 3.0 document') },
+        },
+      },
+      async () => app.swagger(),
+    );
+
+    await app.register(async (docs) => {
+      declareAccessForPluginRoutes(docs, 'public');
+      await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+    });
+  },
+  { name: 'openapi', dependencies: ['route-access'] },
+);

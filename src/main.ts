@@ -1,0 +1,66 @@
+// RMM server entry: config → logger → database → migrations → app → listen. The only place that listens,
+// handles signals or exits the process.
+import { readFile } from 'node:fs/promises';
+import { buildServerApp } from './apps/server/build-app.js';
+import { closeGracefully } from './apps/server/shutdown.js';
+import { ConfigError, loadConfig, type Config } from './config/env.js';
+import { createDb } from './db/create-db.js';
+import { migrateToLatest } from './db/migrator.js';
+import { createLogger, type Logger } from './platform/logger.js';
+
+async function readTls(config: Config): Promise<{ key: Buffer; cert: Buffer } | undefined> {
+  if (!config.tls) return undefined;
+  const [key, cert] = await Promise.all([readFile(config.tls.keyFile), readFile(config.tls.certFile)]);
+  return { key, cert };
+}
+
+async function start(config: Config, logger: Logger): Promise<void> {
+  const https = await readTls(config);
+  const db = await createDb(config, logger);
+  logger.info({ database: db.location }, 'database opened');
+  const migration = await migrateToLatest(db);
+  logger.info(
+    { applied: migration.applied, timescale: migration.timescale },
+    `migrations: ${migration.applied.length} applied; TimescaleDB ${migration.timescale ? 'available' : 'not available'}`,
+  );
+
+  const app = await buildServerApp({ config, db, logger, ...(https ? { https } : {}) });
+  await app.listen({ port: config.port, host: config.host });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    closeGracefully(app, db).then(
+      (inTime) => {
+        if (inTime) logger.info('stopped');
+        else logger.error('shutdown deadline passed; exiting with work unfinished');
+        process.exit(inTime ? 0 : 1);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`${err.message}\n`);
+  process.exit(2);
+}
+const logger = createLogger({ level: config.logLevel });
+start(config, logger).catch((err: unknown) => {
+  logger.fatal({ err }, `start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+// Builds the real server app on a fresh test database, for inject()-driven tests.
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildServerApp } from '../../src/apps/server/build-app.js';
+import { loadConfig, type Config } from '../../src/config/env.js';
+import type { DbHandle } from '../../src/db/create-db.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { createTestDb } from './db.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: DbHandle;
+  /** Log lines written so far (only when built with `captureLogs`). */
+  logs(): string[];
+  close(): Promise<void>;
+}
+
+export async function testConfig(env: Record<string, string> = {}): Promise<Config> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-data-'));
+  return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  captureLogs?: boolean;
+  /** Extra routes or hooks to add before the app is made ready (probe routes for framework behaviour). */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const lines: string[] = [];
+  const config = await testConfig(options.env);
+  const logger = options.captureLogs
+    ? createLogger({
+        level: 'info',
+        destination: new Writable({
+          write(chunk: Buffer, _enc, done) {
+            lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+            done();
+          },
+        }),
+      })
+    : createLogger({ level: 'silent' });
+  const db = await createTestDb();
+  const app = await buildServerApp({ config, db, logger });
+  await options.extend?.(app);
+  await app.ready();
+  return {
+    app,
+    db,
+    logs: () => [...lines],
+    close: async () => {
+      await app.close();
+      await db.close();
+    },
+  };
+}
