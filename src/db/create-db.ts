@@ -21,6 +21,8 @@ export interface DbHandle {
 
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
+/** pg's own parsers, typed loosely: its TypeId enum lacks the array types. */
+const defaultParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (v: string) => unknown;
 
 export async function createDb(
   config: { databaseUrl: string | undefined; dataDir: string },
@@ -63,8 +65,11 @@ export function openPostgres(url: string, logger: Logger, options: { max?: numbe
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === INT8_OID) return (v: string) => Number(v);
-        if (oid === INT8_ARRAY_OID) return (v: string) => pg.types.arrayParser(v, Number);
-        return pg.types.getTypeParser(oid, format as 'text');
+        if (oid === INT8_ARRAY_OID) {
+          const parseTextArray = defaultParser(INT8_ARRAY_OID) as (v: string) => (string | null)[];
+          return (v: string) => parseTextArray(v).map((x) => (x === null ? null : Number(x)));
+        }
+        return defaultParser(oid, format);
       }) as typeof pg.types.getTypeParser,
     },
   });

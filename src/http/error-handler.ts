@@ -64,10 +64,13 @@ export const errorHandlerPlugin = fp(
     app.addHook('preClose', async () => {
       closing = true;
     });
-    app.addHook('onRequest', async (_request, reply) => {
-      if (!closing) return;
-      reply.header('connection', 'close');
-      throw new AppError('SERVICE_UNAVAILABLE', 'Server is shutting down');
+    app.addHook('onRequest', async () => {
+      if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'Server is shutting down');
+    });
+    // Answers finished while stopping end their connection; a kept-alive socket would otherwise hold
+    // the shutdown open until its keep-alive timeout.
+    app.addHook('onSend', async (_request, reply) => {
+      if (closing) reply.header('connection', 'close');
     });
   },
   { name: 'error-handler' },

@@ -1,0 +1,72 @@
+// The server as an operator runs it: a real process, its configuration errors, its data directory or
+// PostgreSQL database, and its shutdown on SIGTERM.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../migrations/index.js';
+import { createEmptyPostgresUrl, testDbKind } from './helpers/db.js';
+import { messages, spawnServer } from './helpers/spawn-server.js';
+
+let dataDir: string;
+let postgres: { url: string; drop(): Promise<void> } | undefined;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-main-'));
+  postgres = await createEmptyPostgresUrl();
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+  await postgres?.drop();
+});
+
+/** Runs on the database of this test pass: PGlite in DATA_DIR, or the fresh PostgreSQL database. */
+function serverEnv(): Record<string, string> {
+  return { DATA_DIR: dataDir, ...(postgres ? { DATABASE_URL: postgres.url } : {}) };
+}
+
+describe('configuration errors', () => {
+  it('exits non-zero with one line naming PORT when PORT=abc', async () => {
+    const server = spawnServer({ PORT: 'abc', DATA_DIR: dataDir });
+    expect(await server.exited).not.toBe(0);
+    expect(server.stderr).toEqual([expect.stringMatching(/^Invalid configuration: PORT .*"abc"/)]);
+    expect(server.stdout).toEqual([]);
+  });
+
+  it('fails start-up clearly when PostgreSQL cannot be reached, without printing the password', async () => {
+    const server = spawnServer({ DATA_DIR: dataDir, DATABASE_URL: 'postgres://rmm:hunter2@127.0.0.1:1/rmm' });
+    expect(await server.exited).toBe(1);
+    const output = [...server.stdout, ...server.stderr].join('\n');
+    expect(messages(server).some((m) => m.startsWith('start-up failed:'))).toBe(true);
+    expect(output).not.toContain('hunter2');
+  });
+});
+
+describe('lifecycle', () => {
+  it('serves, stops on SIGTERM, and keeps its data for the next start', async () => {
+    const first = spawnServer(serverEnv());
+    await first.listening;
+    const ready = await fetch(`http://127.0.0.1:${first.port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', database: testDbKind() });
+    expect(messages(first)).toContain(`migrations: ${migrations.length} applied; TimescaleDB not available`);
+
+    if (testDbKind() === 'pglite') {
+      expect(await readdir(path.join(dataDir, 'pglite'))).toContain('PG_VERSION');
+      // A second server on the same embedded data directory must refuse instead of corrupting it.
+      const intruder = spawnServer(serverEnv());
+      expect(await intruder.exited).toBe(1);
+      expect(intruder.stdout.join('\n')).toContain('is in use by process');
+    }
+
+    first.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(messages(first)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
+
+    const second = spawnServer(serverEnv());
+    await second.listening;
+    expect(messages(second)).toContain('migrations: 0 applied; TimescaleDB not available');
+    expect((await fetch(`http://127.0.0.1:${second.port}/readyz`)).status).toBe(200);
+    second.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+});
