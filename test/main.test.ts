@@ -1,6 +1,8 @@
 // The server as an operator runs it: a real process, its configuration errors, its data directory or
 // PostgreSQL database, and its shutdown on SIGTERM.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,5 +70,33 @@ describe('lifecycle', () => {
     expect((await fetch(`http://127.0.0.1:${second.port}/readyz`)).status).toBe(200);
     second.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  });
+});
+
+describe('TLS', () => {
+  it('serves HTTPS with the configured certificate and key', async () => {
+    const certFile = path.join(dataDir, 'cert.pem');
+    const keyFile = path.join(dataDir, 'key.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
+    ], { stdio: 'ignore' });
+    const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-tls-'));
+    const server = spawnServer({ ...serverEnv(), DATA_DIR: tlsDir, TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile });
+    try {
+      await server.listening;
+      const ca = await readFile(certFile);
+      const status = await new Promise<number | undefined>((resolve, reject) => {
+        https.get({ host: '127.0.0.1', port: server.port, path: '/healthz', ca }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        }).on('error', reject);
+      });
+      expect(status).toBe(200);
+    } finally {
+      server.kill('SIGTERM');
+      await server.exited;
+      await rm(tlsDir, { recursive: true, force: true });
+    }
   });
 });

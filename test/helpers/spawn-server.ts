@@ -37,7 +37,7 @@ export function spawnServer(env: Record<string, string>): ServerProcess {
   proc.listening = new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).on('line', (line) => {
       proc.stdout.push(line);
-      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+      const match = /Server listening at https?:\/\/127\.0\.0\.1:(\d+)/.exec(line);
       if (match) {
         proc.port = Number(match[1]);
         resolve();

@@ -1,6 +1,5 @@
 // The RMM server as a Fastify app: plugins, then each feature's routes. It never listens; main.ts does,
 // and tests drive it with inject().
-import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
@@ -12,6 +11,7 @@ import { routeAccessPlugin } from '../../http/route-access.js';
 import { healthRoutes } from '../../modules/health/health.routes.js';
 import { HealthService } from '../../modules/health/health.service.js';
 import type { Logger } from '../../platform/logger.js';
+import { productVersion } from '../../platform/version.js';
 
 export const API_PREFIX = '/api/v1';
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -23,10 +23,6 @@ export interface ServerDeps {
   /** TLS key and certificate (PEM) when the server terminates TLS itself. */
   https?: { key: Buffer; cert: Buffer };
 }
-
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
 
 export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance> {
   const options: FastifyServerOptions = {
@@ -45,7 +41,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(routeAccessPlugin);
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
-  await app.register(openApiPlugin, { version });
+  await app.register(openApiPlugin, { version: productVersion() });
 
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
 
