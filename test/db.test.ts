@@ -9,7 +9,7 @@ import { migrations } from '../migrations/index.js';
 import { createDb, type DbHandle } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createLogger } from '../src/platform/logger.js';
-import { createTestDb } from './helpers/db.js';
+import { createTestDb, testDbKind } from './helpers/db.js';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -60,5 +60,25 @@ describe('embedded database in DATA_DIR', () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe.skipIf(testDbKind() !== 'postgres')('PostgreSQL connection loss', () => {
+  it('survives the server dropping every connection and reconnects on the next query', async () => {
+    const { rows: before } = await sql<{ pid: number; db: string }>`select pg_backend_pid() as pid, current_database() as db`.execute(
+      handle.db,
+    );
+    // Terminating our pooled backends is what a PostgreSQL restart looks like to the pool: idle clients
+    // get an error event, which must not crash the process.
+    const other = await createTestDb();
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${before[0]!.db}`
+      .execute(other.db)
+      .finally(() => other.close());
+    await expect
+      .poll(async () => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(handle.db).catch(() => ({ rows: [] }));
+        return rows[0]?.pid;
+      }, { timeout: 10_000 })
+      .not.toBe(before[0]?.pid);
   });
 });

@@ -79,7 +79,8 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   if (options.destination) return pino(settings, options.destination);
   if (options.pretty ?? process.stdout.isTTY) {
-    return pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    // Synchronous, so the last lines before process.exit() ("stopped", a fatal start-up error) are not lost.
+    return pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true }));
   }
   return pino(settings);
 }
