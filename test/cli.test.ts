@@ -1,33 +1,20 @@
 // The admin CLI as an operator uses it, as a real process.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { createEmptyPostgresUrl } from './helpers/db.js';
+import { childEnv, createProcessDataPlace, ROOT, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
 
-let dataDir: string;
-let postgres: { url: string; drop(): Promise<void> } | undefined;
+let place: ProcessDataPlace;
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-cli-'));
-  postgres = await createEmptyPostgresUrl();
+  place = await createProcessDataPlace();
 });
-afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-  await postgres?.drop();
-});
+afterAll(() => place.cleanup());
 
 function cli(...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
-  delete env.TEST_DATABASE_URL;
-  if (postgres) env.DATABASE_URL = postgres.url;
-  else delete env.DATABASE_URL;
-  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env });
+  return run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv(place.env) });
 }
 
 describe('rmm cli', () => {

@@ -7,24 +7,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { createEmptyPostgresUrl, testDbKind } from './helpers/db.js';
-import { messages, spawnServer } from './helpers/spawn-server.js';
+import { testDbKind } from './helpers/db.js';
+import { createProcessDataPlace, messages, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
+let place: ProcessDataPlace;
 let dataDir: string;
-let postgres: { url: string; drop(): Promise<void> } | undefined;
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-main-'));
-  postgres = await createEmptyPostgresUrl();
+  place = await createProcessDataPlace();
+  dataDir = place.dataDir;
 });
-afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-  await postgres?.drop();
-});
+afterAll(() => place.cleanup());
 
 /** Runs on the database of this test pass: PGlite in DATA_DIR, or the fresh PostgreSQL database. */
-function serverEnv(): Record<string, string> {
-  return { DATA_DIR: dataDir, ...(postgres ? { DATABASE_URL: postgres.url } : {}) };
-}
+const serverEnv = () => place.env;
 
 describe('configuration errors', () => {
   it('exits non-zero with one line naming PORT when PORT=abc', async () => {

@@ -1,10 +1,43 @@
-// Runs src/main.ts as a real process, the way `npm start` does, for start-up and shutdown tests.
+// Runs the server and the CLI as real processes, the way an operator does, for start-up, shutdown and
+// CLI tests, on the database of the current test pass.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { createEmptyPostgresUrl } from './db.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Where a spawned process keeps its data: a fresh DATA_DIR, plus an empty database on the PostgreSQL pass. */
+export interface ProcessDataPlace {
+  dataDir: string;
+  /** DATA_DIR, and DATABASE_URL on the PostgreSQL pass. */
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+export async function createProcessDataPlace(): Promise<ProcessDataPlace> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-proc-'));
+  const postgres = await createEmptyPostgresUrl();
+  return {
+    dataDir,
+    env: { DATA_DIR: dataDir, ...(postgres ? { DATABASE_URL: postgres.url } : {}) },
+    cleanup: async () => {
+      await rm(dataDir, { recursive: true, force: true });
+      await postgres?.drop();
+    },
+  };
+}
+
+/** The test runner's environment without its database settings, plus `env`. */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  delete base.TEST_DATABASE_URL;
+  return { ...base, ...env };
+}
 
 export interface ServerProcess {
   /** Port it listens on (after `listening` resolved). */
@@ -17,12 +50,9 @@ export interface ServerProcess {
 }
 
 export function spawnServer(env: Record<string, string>): ServerProcess {
-  const base = { ...process.env };
-  delete base.DATABASE_URL;
-  delete base.TEST_DATABASE_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...base, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const proc: ServerProcess = {
