@@ -1,9 +1,11 @@
 // The ordered list of migrations. Append only: a landed migration is never edited or reordered.
 import type { MigrationFactory } from './context.js';
 import settings from './0001_settings.js';
+import identity from './0002_identity.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
 export const migrations: ReadonlyArray<readonly [name: string, factory: MigrationFactory]> = [
   ['0001_settings', settings],
+  ['0002_identity', identity],
 ];

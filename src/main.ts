@@ -2,16 +2,34 @@
 // handles signals or exits the process.
 import { readFile } from 'node:fs/promises';
 import { buildServerApp } from './apps/server/build-app.js';
+import { createCoreServices } from './apps/server/services.js';
 import { closeGracefully } from './apps/server/shutdown.js';
 import { ConfigError, loadConfig, type Config } from './config/env.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrator.js';
+import { INITIAL_ADMIN, type UserService } from './modules/users/users.service.js';
+import { systemClock } from './platform/clock.js';
 import { createLogger, type Logger } from './platform/logger.js';
+import { loadServerSecrets } from './platform/server-secrets.js';
 
 async function readTls(config: Config): Promise<{ key: Buffer; cert: Buffer } | undefined> {
   if (!config.tls) return undefined;
   const [key, cert] = await Promise.all([readFile(config.tls.keyFile), readFile(config.tls.certFile)]);
   return { key, cert };
+}
+
+async function createInitialAdmin(users: UserService, config: Config, logger: Logger): Promise<void> {
+  const created = await users.ensureInitialAdmin(config.adminPassword);
+  if (!created) return;
+  if (created.generatedPassword) {
+    // The one time a password is logged (contract §1): the operator needs it to sign in at all.
+    logger.warn(
+      `created user "${INITIAL_ADMIN}" with the generated password ${created.generatedPassword} — ` +
+        'sign in and change it; it is not shown again',
+    );
+  } else {
+    logger.info(`created user "${INITIAL_ADMIN}" with the password from ADMIN_PASSWORD`);
+  }
 }
 
 async function start(config: Config, logger: Logger): Promise<void> {
@@ -24,7 +42,10 @@ async function start(config: Config, logger: Logger): Promise<void> {
     `migrations: ${migration.applied.length} applied; TimescaleDB ${migration.timescale ? 'available' : 'not available'}`,
   );
 
-  const app = await buildServerApp({ config, db, logger, ...(https ? { https } : {}) });
+  const secrets = await loadServerSecrets(config);
+  await createInitialAdmin(createCoreServices(db, secrets, systemClock).users, config, logger);
+
+  const app = await buildServerApp({ config, db, logger, secrets, ...(https ? { https } : {}) });
   await app.listen({ port: config.port, host: config.host });
 
   let stopping = false;

@@ -3,7 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServerApp } from '../src/apps/server/build-app.js';
 import { createLogger } from '../src/platform/logger.js';
-import { buildTestApp, testConfig, type TestApp } from './helpers/app.js';
+import { buildTestApp, testConfig, testSecrets, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -69,7 +69,12 @@ describe('route access declarations', () => {
   });
 
   it('refuses to start an app with a route that declares nothing', async () => {
-    const app = await buildServerApp({ config: await testConfig(), db: t.db, logger: createLogger({ level: 'silent' }) });
+    const app = await buildServerApp({
+      config: await testConfig(),
+      db: t.db,
+      logger: createLogger({ level: 'silent' }),
+      secrets: testSecrets(),
+    });
     app.get('/api/v1/forgotten', async () => ({ ok: true }));
     await expect(app.ready()).rejects.toThrow('routes without an access declaration (config.access): GET /api/v1/forgotten');
     await app.close().catch(() => undefined);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /** Variables whose values must never be echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'JWT_SECRET', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -48,6 +48,13 @@ const envSchema = z
     TLS_CERT_FILE: z.string().min(1).optional(),
     TLS_KEY_FILE: z.string().min(1).optional(),
     TRUST_PROXY: trustProxy,
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    ADMIN_PASSWORD: z
+      .string()
+      .refine((v) => [...v].length >= 6, 'must be at least 6 characters')
+      .refine((v) => Buffer.byteLength(v, 'utf8') <= 72, 'must be at most 72 bytes (UTF-8)')
+      .optional(),
   })
   .superRefine((env, ctx) => {
     // A certificate without its key (or the reverse) would silently serve plain HTTP: refuse it.
@@ -66,6 +73,12 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly trustProxy: boolean | number | string[];
+  /** Unset: generated once and kept in DATA_DIR/jwt-secret. */
+  readonly jwtSecret: string | undefined;
+  /** Key material for secrets at rest; unset: generated once and kept in DATA_DIR/encryption-key. */
+  readonly encryptionKey: string | undefined;
+  /** Password of the `admin` user created on first start; unset: one is generated and logged once. */
+  readonly adminPassword: string | undefined;
 }
 
 /** Thrown for an invalid environment; its message is the one line start-up prints. */
@@ -96,5 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : undefined,
     trustProxy: e.TRUST_PROXY,
+    jwtSecret: e.JWT_SECRET,
+    encryptionKey: e.ENCRYPTION_KEY,
+    adminPassword: e.ADMIN_PASSWORD,
   });
 }

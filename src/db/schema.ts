@@ -1,5 +1,9 @@
 // Row types of every table, as Kysely sees them. Keep in step with migrations/.
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+
+/** A timestamp the database fills in on insert. */
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export interface SettingsTable {
   key: string;
@@ -7,6 +11,70 @@ export interface SettingsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  totp_enabled: Generated<boolean>;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_last_step: number | null;
+  token_version: Generated<number>;
+  created_at: CreatedAt;
+  last_login_at: Timestamp | null;
+}
+
+export interface CustomersTable {
+  id: Generated<number>;
+  number: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export type Permission = 'agent' | 'read' | 'write' | 'admin';
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  name: string;
+  key_hash: string;
+  key_hint: string;
+  permissions: Permission;
+  customer_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  time: Timestamp;
+  actor_type: 'user' | 'api_key';
+  actor: string;
+  action: string;
+  method: string;
+  path: string;
+  status_code: number;
+  ip: string;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  username: string;
+  failed_at: Timestamp;
+}
+
+export interface PendingLoginsTable {
+  id: string;
+  user_id: number;
+  expires_at: Timestamp;
+  failed_attempts: Generated<number>;
+  used_at: Timestamp | null;
+}
+
 export interface Database {
   settings: SettingsTable;
+  users: UsersTable;
+  customers: CustomersTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  login_failures: LoginFailuresTable;
+  pending_logins: PendingLoginsTable;
 }

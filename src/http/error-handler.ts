@@ -11,6 +11,7 @@ interface Mapped {
   code: string;
   message: string;
   details?: ErrorDetail[];
+  headers?: Readonly<Record<string, string>>;
 }
 
 const FRAMEWORK_CODES: Record<string, { code: string; message?: string }> = {
@@ -23,7 +24,9 @@ const FRAMEWORK_CODES: Record<string, { code: string; message?: string }> = {
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 
 function mapError(err: FastifyError): Mapped {
-  if (isAppError(err)) return { status: err.status, code: err.code, message: err.message, details: err.details };
+  if (isAppError(err)) {
+    return { status: err.status, code: err.code, message: err.message, details: err.details, headers: err.headers };
+  }
   if (err.validation) {
     const part = PART_NAMES[err.validationContext ?? ''] ?? 'request';
     const details = err.validation.map((v) => ({
@@ -48,6 +51,7 @@ export const errorHandlerPlugin = fp(
       const mapped = mapError(err);
       if (mapped.status >= 500) request.log.error({ err }, 'request failed');
       else request.log.info({ code: mapped.code, status: mapped.status }, mapped.message);
+      if (mapped.headers) reply.headers(mapped.headers);
       return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message, request.id, mapped.details));
     });
 

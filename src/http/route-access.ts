@@ -1,16 +1,18 @@
 // Who may call a route is declared on the route itself (`config: { access }`) and never derived from its
 // URL. This plugin records every route and refuses to start an app in which any route lacks a
-// declaration, so nothing becomes reachable by accident. The identity feature adds the levels beyond
-// `public` and the hook that enforces them.
+// declaration, so nothing becomes reachable by accident. http/auth.ts enforces the declarations.
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 
-/** `public`: callable without credentials (contract §1, "no credentials" row). */
-export type RouteAccess = 'public';
+import type { RouteAccess } from '../modules/auth/access-policy.js';
+
+export type { RouteAccess } from '../modules/auth/access-policy.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** Audit action name for non-GET requests; `false` for machine traffic that is not audited. */
+    audit?: string | false;
   }
   interface FastifyInstance {
     /** Every route of the app as registered, with its access declaration (read after ready). */

@@ -30,16 +30,19 @@ export interface ErrorDetail {
 export class AppError extends Error {
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
+  /** Response headers that go with the error (Retry-After on 429, for example). */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetail[]; cause?: unknown } = {},
+    options: { details?: ErrorDetail[]; cause?: unknown; headers?: Record<string, string> } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
     this.details = options.details;
+    this.headers = options.headers ?? {};
   }
 }
 

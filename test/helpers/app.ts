@@ -1,4 +1,5 @@
 // Builds the real server app on a fresh test database, for inject()-driven tests.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import type { DbHandle } from '../../src/db/create-db.js';
+import type { Clock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';
+import type { ServerSecrets } from '../../src/platform/server-secrets.js';
 import { createTestDb } from './db.js';
 
 export interface TestApp {
@@ -23,8 +26,14 @@ export async function testConfig(env: Record<string, string> = {}): Promise<Conf
   return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
 }
 
+/** Fresh random server secrets, as a new installation would generate them. */
+export function testSecrets(): ServerSecrets {
+  return { jwtSecret: randomBytes(32).toString('base64url'), encryptionKey: randomBytes(32) };
+}
+
 export interface TestAppOptions {
   env?: Record<string, string>;
+  clock?: Clock;
   captureLogs?: boolean;
   /** Extra routes or hooks to add before the app is made ready (probe routes for framework behaviour). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
@@ -45,7 +54,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       })
     : createLogger({ level: 'silent' });
   const db = await createTestDb();
-  const app = await buildServerApp({ config, db, logger });
+  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4 });
   await options.extend?.(app);
   await app.ready();
   return {

@@ -4,14 +4,26 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
 import type { DbHandle } from '../../db/create-db.js';
+import { auditRecorderPlugin } from '../../http/audit-recorder.js';
+import { authPlugin, registerJwt } from '../../http/auth.js';
 import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { openApiPlugin } from '../../http/openapi.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
+import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
+import { auditRoutes } from '../../modules/audit/audit.routes.js';
+import { authRoutes } from '../../modules/auth/auth.routes.js';
+import { AuthService } from '../../modules/auth/auth.service.js';
+import { customerRoutes } from '../../modules/customers/customers.routes.js';
 import { healthRoutes } from '../../modules/health/health.routes.js';
 import { HealthService } from '../../modules/health/health.service.js';
+import { settingsRoutes } from '../../modules/settings/settings.routes.js';
+import { userRoutes } from '../../modules/users/users.routes.js';
+import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ServerSecrets } from '../../platform/server-secrets.js';
 import { productVersion } from '../../platform/version.js';
+import { createCoreServices } from './services.js';
 
 export const API_PREFIX = '/api/v1';
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -20,6 +32,10 @@ export interface ServerDeps {
   config: Config;
   db: DbHandle;
   logger: Logger;
+  secrets: ServerSecrets;
+  clock?: Clock;
+  /** bcrypt cost; lower only in tests. */
+  bcryptRounds?: number;
   /** TLS key and certificate (PEM) when the server terminates TLS itself. */
   https?: { key: Buffer; cert: Buffer };
 }
@@ -43,7 +59,29 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(errorHandlerPlugin);
   await app.register(openApiPlugin, { version: productVersion() });
 
+  const clock = deps.clock ?? systemClock;
+  const core = createCoreServices(deps.db, deps.secrets, clock, { bcryptRounds: deps.bcryptRounds });
+  const tokens = await registerJwt(app, deps.secrets.jwtSecret, clock);
+  const auth = new AuthService(deps.db.db, core.passwords, tokens, core.box, clock);
+
+  await app.register(authPlugin, {
+    apiKey: (key) => core.apiKeys.authenticate(key),
+    accessToken: (token) => auth.authenticateAccessToken(token),
+  });
+  await app.register(auditRecorderPlugin, { audit: core.audit });
+
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
+  await app.register(
+    async (api) => {
+      await api.register(authRoutes, { auth });
+      await api.register(userRoutes, { users: core.users });
+      await api.register(customerRoutes, { customers: core.customers, apiKeys: core.apiKeys });
+      await api.register(apiKeyRoutes, { apiKeys: core.apiKeys });
+      await api.register(auditRoutes, { audit: core.audit });
+      await api.register(settingsRoutes, { settings: core.settings });
+    },
+    { prefix: API_PREFIX },
+  );
 
   return app;
 }

@@ -1,0 +1,4 @@
+// Recognising PostgreSQL errors by SQLSTATE, the same on pg and PGlite.
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+}

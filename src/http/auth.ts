@@ -1,0 +1,91 @@
+// Authentication and authorization for every route, in one onRequest hook: find the credentials
+// (X-API-Key / api_key, or Authorization: Bearer / token), resolve them to a caller, and let the route's
+// declared access level decide (modules/auth/access-policy.ts). Credentials on public routes are ignored.
+import fastifyJwt from '@fastify/jwt';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { decideAccess } from '../modules/auth/access-policy.js';
+import type { Caller } from '../modules/auth/caller.js';
+import type { TokenSigner } from '../modules/auth/tokens.js';
+import type { Clock } from '../platform/clock.js';
+import { AppError } from '../platform/errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling; null on public routes and before authentication. */
+    caller: Caller | null;
+  }
+}
+
+export interface Authenticators {
+  apiKey(key: string): Promise<Caller | null>;
+  accessToken(token: string): Promise<Caller | null>;
+}
+
+/** The signed-in caller of a non-public route (the hook guarantees one). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new AppError('UNAUTHORIZED', 'Authentication required');
+  return request.caller;
+}
+
+/** Registers @fastify/jwt (HS256 only) and returns the token signer the auth service uses. */
+export async function registerJwt(app: FastifyInstance, secret: string, clock: Clock): Promise<TokenSigner> {
+  await app.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: { algorithms: ['HS256'] } });
+  return {
+    sign: (claims, expiresInSeconds) =>
+      app.jwt.sign(claims, { expiresIn: expiresInSeconds, clockTimestamp: clock.now().getTime() }),
+    verify: (token) => {
+      try {
+        const claims = app.jwt.verify<Record<string, unknown>>(token, { clockTimestamp: clock.now().getTime() });
+        return typeof claims === 'object' && claims !== null ? claims : null;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+type Presented = { kind: 'api_key' | 'token'; value: string } | undefined;
+
+function presentedCredentials(request: FastifyRequest): Presented {
+  const query = request.query as Record<string, unknown> | undefined;
+  const headerKey = request.headers['x-api-key'];
+  const key = typeof headerKey === 'string' ? headerKey : query?.api_key;
+  // An empty api_key is still an attempt with a key, and a wrong one.
+  if (key !== undefined) return { kind: 'api_key', value: typeof key === 'string' ? key : '' };
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return { kind: 'token', value: match?.[1] ?? '' };
+  }
+  if (query?.token !== undefined) return { kind: 'token', value: typeof query.token === 'string' ? query.token : '' };
+  return undefined;
+}
+
+const unauthenticated = (message: string) =>
+  new AppError('UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="rmm"' } });
+
+export const authPlugin = fp(
+  async (app: FastifyInstance, auth: Authenticators) => {
+    app.decorateRequest('caller', null);
+    app.addHook('onRequest', async (request) => {
+      const access = request.routeOptions.config.access;
+      // Unknown routes (the 404 handler) declare nothing; public routes need nobody.
+      if (access === undefined || access === 'public') return;
+      const presented = presentedCredentials(request);
+      if (!presented) throw unauthenticated('Authentication required: an API key or a bearer token');
+      const caller = presented.value
+        ? await (presented.kind === 'api_key' ? auth.apiKey(presented.value) : auth.accessToken(presented.value))
+        : null;
+      if (!caller) throw unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
+      request.caller = caller;
+      const decision = decideAccess(access, caller, request.method);
+      if (decision !== 'allow') {
+        const who = caller.kind === 'api_key' ? `an API key with permission ${caller.permission}` : 'this caller';
+        throw new AppError('FORBIDDEN', `Not allowed for ${who}`);
+      }
+    });
+  },
+  { name: 'auth', dependencies: ['route-access'] },
+);
+

@@ -1,0 +1,31 @@
+// Request and response pieces shared by every feature: ids in paths, list limits, timestamps.
+import { z } from 'zod';
+
+/** Largest value of a PostgreSQL integer column; larger ids can only be "not found". */
+const MAX_INT4 = 2_147_483_647;
+
+export const idSchema = z.coerce.number().int().min(1).max(MAX_INT4);
+
+export const idParams = z.object({ id: idSchema });
+
+/** RFC 3339 in UTC with `Z`, as every timestamp in the API. */
+export const timestampSchema = z.iso.datetime().describe('RFC 3339 timestamp in UTC');
+
+export function toTimestamp(value: Date): string;
+export function toTimestamp(value: Date | null): string | null;
+export function toTimestamp(value: Date | null): string | null {
+  return value ? value.toISOString() : null;
+}
+
+/** `limit` per contract §0: integer ≥ 1, clamped to the list's maximum. */
+export function limitSchema(defaultLimit: number, max: number) {
+  return z.coerce
+    .number()
+    .int()
+    .min(1)
+    .transform((v) => Math.min(v, max))
+    .default(defaultLimit)
+    .describe(`Default ${defaultLimit}, at most ${max} (larger values are clamped)`);
+}
+
+export const okSchema = z.object({ ok: z.literal(true) });

@@ -1,0 +1,49 @@
+// /apikeys: create (the key is shown once), list (masked), delete. No key can out-rank its creator.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { idParams, okSchema } from '../../http/common-schemas.js';
+import { apiKeySchema, createApiKeyBody, createdApiKeySchema, toApiKeyDto } from './api-keys.schemas.js';
+import type { ApiKeyService } from './api-keys.service.js';
+
+const tags = ['api keys'];
+
+export const apiKeyRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeyService }> = async (app, { apiKeys }) => {
+  app.get(
+    '/apikeys',
+    { config: { access: 'read' }, schema: { summary: 'List API keys (masked)', tags, response: { 200: z.array(apiKeySchema) } } },
+    async (request) => (await apiKeys.list(callerOf(request))).map(toApiKeyDto),
+  );
+
+  app.post(
+    '/apikeys',
+    {
+      config: { access: 'write', audit: 'apikey.create' },
+      schema: {
+        summary: 'Create an API key; the response is the only place the key appears',
+        description:
+          'A key may create keys up to its own permission (agent < read < write < admin) and within its own ' +
+          'customer scope: 403 otherwise; a customer outside the scope is 404.',
+        tags,
+        body: createApiKeyBody,
+        response: { 201: createdApiKeySchema },
+      },
+    },
+    async (request, reply) => {
+      const created = await apiKeys.create(callerOf(request), request.body);
+      return reply.code(201).send({ ...toApiKeyDto(created), key: created.key });
+    },
+  );
+
+  app.delete(
+    '/apikeys/:id',
+    {
+      config: { access: 'write', audit: 'apikey.delete' },
+      schema: { summary: 'Delete an API key', tags, params: idParams, response: { 200: okSchema } },
+    },
+    async (request) => {
+      await apiKeys.delete(callerOf(request), request.params.id);
+      return { ok: true as const };
+    },
+  );
+};

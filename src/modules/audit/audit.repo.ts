@@ -1,0 +1,31 @@
+// All SQL of the audit log.
+import type { Insertable, Kysely } from 'kysely';
+import type { AuditLogTable, Database } from '../../db/schema.js';
+
+export type AuditEntryRow = { id: number; time: Date } & Omit<Insertable<AuditLogTable>, 'id' | 'time'>;
+
+export interface AuditFilter {
+  limit: number;
+  actor?: string | undefined;
+  action?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+}
+
+export async function insertAuditEntry(db: Kysely<Database>, entry: Insertable<AuditLogTable>): Promise<void> {
+  await db.insertInto('audit_log').values(entry).execute();
+}
+
+export function listAuditEntries(db: Kysely<Database>, filter: AuditFilter) {
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .$if(filter.actor !== undefined, (q) => q.where('actor', '=', filter.actor!))
+    .$if(filter.action !== undefined, (q) => q.where('action', '=', filter.action!))
+    .$if(filter.from !== undefined, (q) => q.where('time', '>=', filter.from!))
+    .$if(filter.to !== undefined, (q) => q.where('time', '<=', filter.to!))
+    .orderBy('time', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit)
+    .execute();
+}

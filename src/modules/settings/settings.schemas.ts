@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .max(2048)
+    .refine((v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    }, `must be a ${protocols.map((p) => p.replace(':', '')).join(' or ')} URL`);
+
+export const settingsSchema = z
+  .object({
+    backend_url: z.string().nullable().describe('Base URL agents and installers use for the REST API'),
+    ws_url: z.string().nullable().describe('WebSocket URL agents connect to'),
+    installer_api_key: z.string().nullable().describe('Hint of the agent key put into installer packages'),
+    webhook_secret: z.string().nullable().describe('Hint (last 4 characters) of the webhook signing secret'),
+  })
+  .meta({ id: 'Settings' });
+
+export const updateSettingsBody = z
+  .object({
+    backend_url: url(['http:', 'https:']).nullable().optional(),
+    ws_url: url(['ws:', 'wss:']).nullable().optional(),
+    installer_api_key: z.string().min(1).max(200).nullable().optional().describe('An existing API key with permission agent'),
+    webhook_secret: z.string().min(16).max(256).nullable().optional().describe('HMAC-SHA256 key for x-rmm-signature'),
+  })
+  .strict()
+  .describe('Only the fields given change; null clears a setting');

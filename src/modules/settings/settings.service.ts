@@ -1,0 +1,77 @@
+// Server settings (contract §10): the URLs and the agent key that installers carry, and the webhook
+// signing secret. The two secrets are encrypted at rest and only ever shown as hints.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { SecretBox } from '../../platform/secret-box.js';
+import type { ApiKeyService } from '../api-keys/api-keys.service.js';
+import { keyHint } from '../api-keys/key-format.js';
+import { requireUnscoped, type Caller } from '../auth/caller.js';
+import * as repo from './settings.repo.js';
+
+const SECRET_KEYS = ['installer_api_key', 'webhook_secret'] as const;
+type SecretSetting = (typeof SECRET_KEYS)[number];
+
+export interface SettingsView {
+  backend_url: string | null;
+  ws_url: string | null;
+  installer_api_key: string | null;
+  webhook_secret: string | null;
+}
+
+export type SettingsPatch = Partial<Record<keyof SettingsView, string | null>>;
+
+export class SettingsService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly box: SecretBox,
+    private readonly apiKeys: ApiKeyService,
+    private readonly clock: Clock,
+  ) {}
+
+  async view(caller: Caller): Promise<SettingsView> {
+    requireUnscoped(caller);
+    const stored = await repo.readSettings(this.db);
+    const secret = (name: SecretSetting) => {
+      const sealed = stored.get(name);
+      return sealed === undefined ? null : this.box.open(sealed);
+    };
+    const installerKey = secret('installer_api_key');
+    const webhookSecret = secret('webhook_secret');
+    return {
+      backend_url: stored.get('backend_url') ?? null,
+      ws_url: stored.get('ws_url') ?? null,
+      installer_api_key: installerKey === null ? null : keyHint(installerKey),
+      webhook_secret: webhookSecret === null ? null : `…${webhookSecret.slice(-4)}`,
+    };
+  }
+
+  async update(caller: Caller, patch: SettingsPatch): Promise<SettingsView> {
+    requireUnscoped(caller);
+    const key = patch.installer_api_key;
+    if (key) {
+      // Installers hand this key to every machine they set up: it must be a real key of permission agent.
+      const owner = await this.apiKeys.authenticate(key);
+      if (owner?.kind !== 'api_key' || owner.permission !== 'agent') {
+        throw new AppError('VALIDATION_ERROR', 'installer_api_key must be an existing API key with permission agent', {
+          details: [{ path: 'installer_api_key', message: 'not an existing agent key' }],
+        });
+      }
+    }
+    const values: Record<string, string | null> = {};
+    for (const [name, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      const secret = (SECRET_KEYS as readonly string[]).includes(name);
+      values[name] = value === null ? null : secret ? this.box.seal(value) : value;
+    }
+    await repo.writeSettings(this.db, values, this.clock.now());
+    return this.view(caller);
+  }
+
+  /** A secret setting in clear text, for the features that use it (installer download, webhooks). */
+  async secret(name: SecretSetting): Promise<string | null> {
+    const sealed = (await repo.readSettings(this.db)).get(name);
+    return sealed === undefined ? null : this.box.open(sealed);
+  }
+}
