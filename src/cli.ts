@@ -1,58 +1,104 @@
-// `rmm` admin CLI: `npm run cli -- <command>` (or `node dist/src/cli.js <command>` in the image). It uses
-// the same configuration as the server. Features add their commands (users, keys, password reset) to
-// the table below.
+// `rmm` admin CLI: `npm run cli -- <command>` (or `node dist/src/cli.js <command>` in the image). It reads
+// the same configuration as the server. With the embedded database held by a running server, admin
+// commands are handed to that server through its admin socket.
+import { ADMIN_COMMANDS, findAdminCommand, runAdminCommand, type AdminRequest } from './admin/commands.js';
+import { adminSocketPath, sendAdminRequest } from './admin/admin-socket.js';
+import { createCoreServices } from './apps/server/services.js';
 import { ConfigError, loadConfig, type Config } from './config/env.js';
-import { createDb } from './db/create-db.js';
+import { createDb, type DbHandle } from './db/create-db.js';
+import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest } from './db/migrator.js';
+import { systemClock } from './platform/clock.js';
 import { createLogger } from './platform/logger.js';
+import { loadServerSecrets } from './platform/server-secrets.js';
 import { productVersion } from './platform/version.js';
 
-interface Command {
-  summary: string;
-  run(config: Config, args: string[]): Promise<void>;
-}
-
-const commands: Record<string, Command> = {
-  migrate: {
-    summary: 'apply pending database migrations and exit',
-    async run(config) {
-      const db = await createDb(config, createLogger({ level: 'warn' }));
-      try {
-        const report = await migrateToLatest(db);
-        console.log(`${db.location}: ${report.applied.length} migration(s) applied${report.applied.length ? `: ${report.applied.join(', ')}` : ''}`);
-      } finally {
-        await db.close();
-      }
-    },
-  },
-  version: {
-    summary: 'print the product version',
-    async run() {
-      console.log(productVersion());
-    },
-  },
-};
+const out = (line: string) => console.log(line);
 
 function usage(): string {
-  const width = Math.max(...Object.keys(commands).map((c) => c.length));
-  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `usage: npm run cli -- <command>\n\ncommands:\n${lines.join('\n')}\n\nThe environment (DATABASE_URL, DATA_DIR, ...) is read as by the server.`;
+  const lines = [
+    ['migrate', 'apply pending database migrations'],
+    ['version', 'print the product version'],
+    ...Object.values(ADMIN_COMMANDS).map((c) => [c.usage, c.summary]),
+  ];
+  const width = Math.max(...lines.map(([u]) => u!.length));
+  return [
+    'usage: npm run cli -- <command>',
+    '',
+    'commands:',
+    ...lines.map(([u, s]) => `  ${u!.padEnd(width)}  ${s}`),
+    '',
+    '--password-stdin reads the password from the first line of standard input; without it a password is',
+    'generated and printed once. The environment (DATABASE_URL, DATA_DIR, ...) is read as by the server.',
+  ].join('\n');
+}
+
+async function readPasswordFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text.split(/\r?\n/)[0] ?? '';
+}
+
+/** Opens the database, or reports that the running server holds it (embedded database). */
+async function openDatabase(config: Config): Promise<DbHandle | DataDirInUseError> {
+  try {
+    return await createDb(config, createLogger({ level: 'warn' }));
+  } catch (err) {
+    if (err instanceof DataDirInUseError) return err;
+    throw err;
+  }
+}
+
+async function migrate(config: Config): Promise<number> {
+  const db = await openDatabase(config);
+  if (db instanceof DataDirInUseError) {
+    out(`the server (process ${db.pid}) holds the database and applied the migrations when it started`);
+    return 0;
+  }
+  try {
+    const report = await migrateToLatest(db);
+    out(`${db.location}: ${report.applied.length} migration(s) applied${report.applied.length ? `: ${report.applied.join(', ')}` : ''}`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+async function admin(config: Config, request: AdminRequest): Promise<number> {
+  const db = await openDatabase(config);
+  if (db instanceof DataDirInUseError) {
+    const response = await sendAdminRequest(adminSocketPath(config.dataDir), request);
+    response.output.forEach((line) => out(line));
+    return response.code;
+  }
+  try {
+    await migrateToLatest(db);
+    const services = createCoreServices(db, await loadServerSecrets(config), systemClock);
+    return await runAdminCommand(request, { services, out });
+  } finally {
+    await db.close();
+  }
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...args] = argv;
+  const [name] = argv;
   if (!name || name === 'help' || name === '--help') {
-    console.log(usage());
+    out(usage());
     return name ? 0 : 2;
   }
-  const command = commands[name];
-  if (!command) {
-    console.error(`unknown command: ${name}\n\n${usage()}`);
+  if (name === 'version') {
+    out(productVersion());
+    return 0;
+  }
+  if (name !== 'migrate' && !findAdminCommand(argv.filter((a) => a !== '--password-stdin'))) {
+    console.error(`unknown command: ${argv.join(' ')}\n\n${usage()}`);
     return 2;
   }
   try {
-    await command.run(loadConfig(), args);
-    return 0;
+    const config = loadConfig();
+    if (name === 'migrate') return await migrate(config);
+    const password = argv.includes('--password-stdin') ? await readPasswordFromStdin() : undefined;
+    return await admin(config, { argv, ...(password !== undefined ? { password } : {}) });
   } catch (err) {
     console.error(err instanceof ConfigError || err instanceof Error ? err.message : String(err));
     return 1;

@@ -1,8 +1,11 @@
 // RMM server entry: config → logger → database → migrations → app → listen. The only place that listens,
 // handles signals or exits the process.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { adminConnectionHandler, adminSocketPath } from './admin/admin-socket.js';
+import { runAdminCommand } from './admin/commands.js';
 import { buildServerApp } from './apps/server/build-app.js';
-import { createCoreServices } from './apps/server/services.js';
+import { createCoreServices, type CoreServices } from './apps/server/services.js';
 import { closeGracefully } from './apps/server/shutdown.js';
 import { ConfigError, loadConfig, type Config } from './config/env.js';
 import { createDb } from './db/create-db.js';
@@ -32,6 +35,32 @@ async function createInitialAdmin(users: UserService, config: Config, logger: Lo
   }
 }
 
+async function listenAdminSocket(socketPath: string, core: CoreServices, logger: Logger): Promise<net.Server | undefined> {
+  // A socket left by a crashed server; we hold the DATA_DIR lock, so it is not in use.
+  await rm(socketPath, { force: true });
+  const server = net.createServer(
+    adminConnectionHandler(async (request) => {
+      const output: string[] = [];
+      const code = await runAdminCommand(request, { services: core, out: (line) => output.push(line) });
+      return { code, output };
+    }, logger),
+  );
+  // Created with mode 0600: only the account that owns DATA_DIR may run admin commands.
+  const previousUmask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, resolve);
+    });
+    return server;
+  } catch (err) {
+    logger.warn({ err }, 'admin socket unavailable: the CLI cannot reach this server while it runs');
+    return undefined;
+  } finally {
+    process.umask(previousUmask);
+  }
+}
+
 async function start(config: Config, logger: Logger): Promise<void> {
   const https = await readTls(config);
   const db = await createDb(config, logger);
@@ -43,10 +72,13 @@ async function start(config: Config, logger: Logger): Promise<void> {
   );
 
   const secrets = await loadServerSecrets(config);
-  await createInitialAdmin(createCoreServices(db, secrets, systemClock).users, config, logger);
+  const core = createCoreServices(db, secrets, systemClock);
+  await createInitialAdmin(core.users, config, logger);
 
   const app = await buildServerApp({ config, db, logger, secrets, ...(https ? { https } : {}) });
   await app.listen({ port: config.port, host: config.host });
+  // Only this process may open the embedded database, so the CLI's admin commands come in here.
+  const adminSocket = db.dialect === 'pglite' ? await listenAdminSocket(adminSocketPath(config.dataDir), core, logger) : undefined;
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -56,6 +88,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    adminSocket?.close();
     closeGracefully(app, db).then(
       (inTime) => {
         if (inTime) logger.info('stopped');

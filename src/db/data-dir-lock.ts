@@ -8,6 +8,17 @@ export interface DataDirLock {
   release(): Promise<void>;
 }
 
+/** Another live process (normally the running server) holds DATA_DIR. */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`DATA_DIR ${dataDir} is in use by process ${pid}; stop it first or use another DATA_DIR`);
+    this.name = 'DataDirInUseError';
+  }
+}
+
 export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> {
   const file = path.join(dataDir, 'server.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -21,7 +32,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
       const owner = Number((await readFile(file, 'utf8').catch(() => '')).trim());
       // Our own pid in the file is a leftover too: in a container the restarted server is pid 1 again.
       if (owner && owner !== process.pid && isAlive(owner)) {
-        throw new Error(`DATA_DIR ${dataDir} is in use by process ${owner}; stop it first or use another DATA_DIR`);
+        throw new DataDirInUseError(dataDir, owner);
       }
       await unlink(file).catch(() => undefined);
     }

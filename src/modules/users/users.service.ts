@@ -7,6 +7,7 @@ import type { Database } from '../../db/schema.js';
 import { AppError } from '../../platform/errors.js';
 import { requireUnscoped, type Caller } from '../auth/caller.js';
 import type { PasswordHasher } from './passwords.js';
+import { disableTotp } from '../auth/auth.repo.js';
 import * as repo from './users.repo.js';
 
 export type User = repo.UserRow;
@@ -41,10 +42,16 @@ export class UserService {
     }
   }
 
-  async setPasswordByName(username: string, password: string): Promise<User> {
+  async getByName(username: string): Promise<User> {
     const user = await repo.findUserByName(this.db, username);
     if (!user) throw new AppError('NOT_FOUND', `User ${username} not found`);
-    await this.setPassword(user.id, password);
+    return user;
+  }
+
+  /** For the admin CLI: a user who lost the authenticator. Ends the user's sessions too. */
+  async disableTwoFactorByName(username: string): Promise<User> {
+    const user = await this.getByName(username);
+    await disableTotp(this.db, user.id);
     return user;
   }
 
