@@ -14,9 +14,10 @@ export async function countRecentFailures(db: Db, username: string, since: Date)
   return { count: row.count, oldest: row.oldest ?? null };
 }
 
-/** Records a failure and forgets this username's failures that are outside the window anyway. */
+/** Records a failure and forgets all failures outside the window, so a spray of made-up usernames
+ *  cannot grow the table beyond one window's worth. */
 export async function recordFailure(db: Db, username: string, at: Date, windowStart: Date): Promise<void> {
-  await db.deleteFrom('login_failures').where('username', '=', username).where('failed_at', '<=', windowStart).execute();
+  await db.deleteFrom('login_failures').where('failed_at', '<=', windowStart).execute();
   await db.insertInto('login_failures').values({ username, failed_at: at }).execute();
 }
 
