@@ -107,6 +107,14 @@ describe('enrolment', () => {
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'CONFLICT' });
   });
+
+  it('keeps the secret encrypted at rest', async () => {
+    const row = await t.db.db.selectFrom('users').select(['totp_secret', 'totp_pending_secret']).where('username', '=', USER).executeTakeFirstOrThrow();
+    expect(row.totp_pending_secret).toBeNull();
+    expect(row.totp_secret).toMatch(/^v1:/);
+    expect(row.totp_secret).not.toContain(secret);
+    expect(Buffer.from(row.totp_secret!.slice(3), 'base64').toString('latin1')).not.toContain(secret);
+  });
 });
 
 describe('two-step login', () => {

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { childEnv, createProcessDataPlace, ROOT, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
+import { childEnv, createProcessDataPlace, loginStatus, ROOT, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 let place: ProcessDataPlace;
 beforeAll(async () => {
@@ -27,15 +27,6 @@ function runCli(
 }
 
 const cli = (args: string[], stdin = '') => runCli(args, stdin);
-
-async function loginStatus(port: number, username: string, password: string): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  return res.status;
-}
 
 describe('rmm cli', () => {
   it('migrates a new database once and reports nothing to do the second time', async () => {

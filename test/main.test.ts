@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { testDbKind } from './helpers/db.js';
-import { createProcessDataPlace, messages, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
+import { createProcessDataPlace, loginStatus, messages, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 let place: ProcessDataPlace;
 let dataDir: string;
@@ -47,6 +47,11 @@ describe('lifecycle', () => {
     expect(await ready.json()).toEqual({ status: 'ready', database: testDbKind() });
     expect(messages(first)).toContain(`migrations: ${migrations.length} applied; TimescaleDB not available`);
 
+    // First start without ADMIN_PASSWORD: admin gets a generated password, logged this once.
+    const announced = messages(first).map((m) => /generated password (\S+) /.exec(m)?.[1]).find(Boolean);
+    expect(announced).toMatch(/^\S{16,}$/);
+    expect(await loginStatus(first.port, 'admin', announced!)).toBe(200);
+
     if (testDbKind() === 'pglite') {
       expect(await readdir(path.join(dataDir, 'pglite'))).toContain('PG_VERSION');
       // A second server on the same embedded data directory must refuse instead of corrupting it.
@@ -62,6 +67,8 @@ describe('lifecycle', () => {
     const second = spawnServer(serverEnv());
     await second.listening;
     expect(messages(second)).toContain('migrations: 0 applied; TimescaleDB not available');
+    expect(second.stdout.join('\n')).not.toContain(announced!);
+    expect(await loginStatus(second.port, 'admin', announced!)).toBe(200);
     expect((await fetch(`http://127.0.0.1:${second.port}/readyz`)).status).toBe(200);
     second.kill('SIGINT');
     expect(await second.exited).toBe(0);

@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from './error-body.js';
-import { declareAccessForPluginRoutes } from './route-access.js';
+import { declareAccessForPluginRoutes, type RouteAccess } from './route-access.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -20,7 +20,27 @@ Errors always have the body \`{"error", "code", "request_id"}\` (validation erro
 every response carries \`x-request-id\`. Credentials: \`X-API-Key\` header (or \`api_key\` query for
 WebSocket clients) or \`Authorization: Bearer <JWT>\` (or \`token\` query). Lists take \`limit\` (integer
 ≥ 1; larger values are clamped to the list's maximum). Request bodies are limited to 1 MiB unless a route
-says otherwise.`;
+says otherwise.
+
+Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to sign in), \`agent\`
+(agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),
+\`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only).
+Missing or invalid credentials are 401, valid ones without the permission 403. A customer-scoped key
+sees only its customer: anything else is 404, and server-wide resources (users, settings, audit log) are
+403. Every non-GET request by a known caller is recorded in the audit log (method, path without query,
+status, address; never bodies).`;
+
+const ANY_CREDENTIAL: Array<Record<string, never[]>> = [{ apiKey: [] }, { apiKeyQuery: [] }, { bearer: [] }, { tokenQuery: [] }];
+
+/** Which credentials an operation takes, from its declared access level. */
+const SECURITY_BY_ACCESS: Record<RouteAccess, Array<Record<string, never[]>>> = {
+  public: [],
+  agent: ANY_CREDENTIAL,
+  read: ANY_CREDENTIAL,
+  write: ANY_CREDENTIAL,
+  admin: ANY_CREDENTIAL,
+  user: [{ bearer: [] }, { tokenQuery: [] }],
+};
 
 const errorResponse = (description: string) => ({
   description: `${description} (the contract's error body)`,
@@ -33,7 +53,7 @@ function documentErrorsAndAccess(args: TransformArgs) {
   const withErrors = {
     ...schema,
     response: { ...(schema.response as object | undefined), '4xx': errorResponse('Client error'), '5xx': errorResponse('Server error') },
-    ...(route.config?.access === 'public' ? { security: [] } : {}),
+    security: SECURITY_BY_ACCESS[route.config?.access ?? 'public'],
     'x-access': route.config?.access,
   };
   return jsonSchemaTransform({ ...args, schema: withErrors });

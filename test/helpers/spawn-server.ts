@@ -90,3 +90,13 @@ export function messages(proc: ServerProcess): string[] {
     }
   });
 }
+
+/** The status of POST /auth/login against a spawned server. */
+export async function loginStatus(port: number, username: string, password: string): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  return res.status;
+}
