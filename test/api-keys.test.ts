@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
+import { expectError } from './helpers/assertions.js';
 
 let t: TestApp;
 let token: string;
@@ -15,17 +16,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Res = { statusCode: number; body: string; json(): unknown; headers: Record<string, unknown> };
 
 const call = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown, headers = auth) =>
   t.app.inject({ method, url: `/api/v1${url}`, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
-
-function expectError(res: Res, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json() as Record<string, unknown>;
-  expect(body).toMatchObject({ code, request_id: res.headers['x-request-id'], error: expect.any(String) });
-  return body;
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createKey, login, seedUser, type Permission } from './helpers/identity.js';
+import { expectError } from './helpers/assertions.js';
 
 let t: TestApp;
 let token: string;
@@ -16,13 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Res = { statusCode: number; body: string; json(): unknown; headers: Record<string, unknown> };
 type Route = { method: string; url: string; access: string | undefined };
-
-function expectError(res: Res, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.json()).toMatchObject({ code, request_id: res.headers['x-request-id'], error: expect.any(String) });
-}
 
 const routes = (): Route[] => t.app.declaredRoutes.filter((r) => !r.hidden && r.method !== 'HEAD');
 const label = (r: Route) => `${r.method} ${r.url}`;

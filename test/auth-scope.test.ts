@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
+import { expectError } from './helpers/assertions.js';
 
 type Customer = Awaited<ReturnType<typeof createCustomer>>;
 type Key = Awaited<ReturnType<typeof createKey>>;
-type Res = { statusCode: number; body: string; json(): unknown; headers: Record<string, unknown> };
 
 let t: TestApp;
 let token: string;
@@ -32,13 +32,6 @@ afterAll(() => t.close());
 
 const asA = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
   t.app.inject({ method, url: `/api/v1${url}`, headers: apiKey(scopedA.key), ...(payload ? { payload } : {}) });
-
-function expectError(res: Res, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json() as Record<string, unknown>;
-  expect(body).toMatchObject({ code, request_id: res.headers['x-request-id'], error: expect.any(String) });
-  return body;
-}
 
 /** How a key appears in lists: everything but the key itself. */
 const masked = (k: Key) => ({ id: k.id, name: `${k.permissions} key`, key_hint: k.key_hint, permissions: k.permissions, customer_id: k.customer_id, created_at: expect.any(String) });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
+import { expectError } from './helpers/assertions.js';
 
 let t: TestApp;
 let token: string;
@@ -15,18 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Res = { statusCode: number; body: string; json(): unknown; headers: Record<string, unknown> };
 
 const getSettings = (headers = auth) => t.app.inject({ method: 'GET', url: '/api/v1/settings', headers });
 const putSettings = (payload: Record<string, unknown>, headers = auth) =>
   t.app.inject({ method: 'PUT', url: '/api/v1/settings', headers, payload });
-
-function expectError(res: Res, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  const body = res.json() as Record<string, unknown>;
-  expect(body).toMatchObject({ code, request_id: res.headers['x-request-id'], error: expect.any(String) });
-  return body;
-}
 
 async function storedRows(): Promise<Record<string, string>> {
   const rows = await t.db.db.selectFrom('settings').select(['key', 'value']).execute();
