@@ -2,7 +2,9 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { AuditLogTable, Database } from '../../db/schema.js';
 
-export type AuditEntryRow = { id: number; time: Date } & Omit<Insertable<AuditLogTable>, 'id' | 'time'>;
+/** What a caller records: everything but the id and the time, which the log assigns. */
+export type AuditRecord = Omit<Insertable<AuditLogTable>, 'id' | 'time'>;
+export type AuditEntryRow = { id: number; time: Date } & AuditRecord;
 
 export interface AuditFilter {
   limit: number;

@@ -6,15 +6,7 @@ import type { Clock } from '../../platform/clock.js';
 import { requireUnscoped, type Caller } from '../auth/caller.js';
 import * as repo from './audit.repo.js';
 
-export interface AuditRecord {
-  actor_type: 'user' | 'api_key';
-  actor: string;
-  action: string;
-  method: string;
-  path: string;
-  status_code: number;
-  ip: string;
-}
+export type AuditRecord = repo.AuditRecord;
 
 export class AuditService {
   constructor(
