@@ -26,9 +26,9 @@ Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to 
 (agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),
 \`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only).
 Missing or invalid credentials are 401, valid ones without the permission 403. A customer-scoped key
-sees only its customer: anything else is 404, and server-wide resources (users, settings, audit log) are
-403. Every non-GET request by a known caller is recorded in the audit log (method, path without query,
-status, address; never bodies).`;
+sees only its customer: anything else is 404, and it gets 403 for server-wide resources (users,
+settings, audit log). Every non-GET request by a known caller is recorded in the audit log (method,
+path without query, status, address; never bodies).`;
 
 const ANY_CREDENTIAL: Array<Record<string, never[]>> = [{ apiKey: [] }, { apiKeyQuery: [] }, { bearer: [] }, { tokenQuery: [] }];
 
