@@ -2,10 +2,12 @@
 import type { MigrationFactory } from './context.js';
 import settings from './0001_settings.js';
 import identity from './0002_identity.js';
+import agents from './0003_agents.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
 export const migrations: ReadonlyArray<readonly [name: string, factory: MigrationFactory]> = [
   ['0001_settings', settings],
   ['0002_identity', identity],
+  ['0003_agents', agents],
 ];

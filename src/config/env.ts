@@ -48,6 +48,11 @@ const envSchema = z
     TLS_CERT_FILE: z.string().min(1).optional(),
     TLS_KEY_FILE: z.string().min(1).optional(),
     TRUST_PROXY: trustProxy,
+    MONITOR_INTERVAL_SECONDS: z
+      .string()
+      .default('60')
+      .refine((v) => /^\d{1,6}$/.test(v) && Number(v) >= 1, 'must be a whole number of seconds, at least 1')
+      .transform(Number),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_PASSWORD: z
@@ -73,6 +78,8 @@ export interface Config {
   readonly logLevel: (typeof LOG_LEVELS)[number];
   readonly tls: { readonly certFile: string; readonly keyFile: string } | undefined;
   readonly trustProxy: boolean | number | string[];
+  /** How often the status monitor looks for status changes. */
+  readonly monitorIntervalSeconds: number;
   /** Unset: generated once and kept in DATA_DIR/jwt-secret. */
   readonly jwtSecret: string | undefined;
   /** Key material for secrets at rest; unset: generated once and kept in DATA_DIR/encryption-key. */
@@ -109,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : undefined,
     trustProxy: e.TRUST_PROXY,
+    monitorIntervalSeconds: e.MONITOR_INTERVAL_SECONDS,
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,

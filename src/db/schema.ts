@@ -69,6 +69,33 @@ export interface PendingLoginsTable {
   used_at: Timestamp | null;
 }
 
+export type Platform = 'freebsd' | 'linux' | 'windows';
+export type AgentEventType = 'online' | 'offline' | 'stale' | 'connected' | 'disconnected';
+
+export interface AgentsTable {
+  id: string;
+  name: string;
+  hostname: string;
+  platform: Platform | null;
+  customer_id: number | null;
+  agent_version: string | null;
+  agent_sha256: string | null;
+  update_requested: Generated<boolean>;
+  last_heartbeat: Timestamp | null;
+  last_api_key: Generated<string>;
+  last_status: string | null;
+  /** Raw heartbeat text; read it with `system::text` to get the bytes back. */
+  system: string | null;
+  created_at: CreatedAt;
+}
+
+export interface AgentEventsTable {
+  id: Generated<number>;
+  agent_id: string;
+  type: AgentEventType;
+  created_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -77,4 +104,6 @@ export interface Database {
   audit_log: AuditLogTable;
   login_failures: LoginFailuresTable;
   pending_logins: PendingLoginsTable;
+  agents: AgentsTable;
+  agent_events: AgentEventsTable;
 }

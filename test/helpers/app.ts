@@ -54,7 +54,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       })
     : createLogger({ level: 'silent' });
   const db = await createTestDb();
-  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4 });
+  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: false });
   await options.extend?.(app);
   await app.ready();
   return {

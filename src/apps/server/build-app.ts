@@ -10,6 +10,12 @@ import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { openApiPlugin } from '../../http/openapi.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
+import { agentProtocolRoutes } from '../../modules/agents/agent-protocol.routes.js';
+import { agentRoutes } from '../../modules/agents/agents.routes.js';
+import { AgentService, noConnections } from '../../modules/agents/agents.service.js';
+import { eventRoutes } from '../../modules/agents/events.routes.js';
+import { HeartbeatWriter } from '../../modules/agents/heartbeat-writer.js';
+import { StatusMonitor } from '../../modules/monitor/status-monitor.js';
 import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from '../../modules/audit/audit.routes.js';
 import { authRoutes } from '../../modules/auth/auth.routes.js';
@@ -36,6 +42,8 @@ export interface ServerDeps {
   clock?: Clock;
   /** bcrypt cost; lower only in tests. */
   bcryptRounds?: number;
+  /** Start the periodic jobs (status monitor) when the app is ready; tests drive them directly instead. */
+  backgroundJobs?: boolean;
   /** TLS key and certificate (PEM) when the server terminates TLS itself. */
   https?: { key: Buffer; cert: Buffer };
 }
@@ -70,6 +78,14 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   await app.register(auditRecorderPlugin, { audit: core.audit });
 
+  const agents = new AgentService(deps.db.db, clock, noConnections);
+  const heartbeats = new HeartbeatWriter(deps.db.db);
+  const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
+  if (deps.backgroundJobs !== false) {
+    app.addHook('onReady', async () => monitor.start());
+    app.addHook('onClose', async () => monitor.stop());
+  }
+
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
   await app.register(
     async (api) => {
@@ -79,6 +95,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(apiKeyRoutes, { apiKeys: core.apiKeys });
       await api.register(auditRoutes, { audit: core.audit });
       await api.register(settingsRoutes, { settings: core.settings });
+      await api.register(agentRoutes, { agents });
+      await api.register(eventRoutes, { agents });
+      await api.register(agentProtocolRoutes, { agents, heartbeats });
     },
     { prefix: API_PREFIX },
   );

@@ -1,0 +1,52 @@
+// Agents and their status events. The heartbeat body is kept in a `json` column: PostgreSQL stores json
+// as the text it was given (key order, number spelling, whitespace), so it comes back byte for byte.
+import { sql, type Kysely } from 'kysely';
+import type { MigrationFactory } from './context.js';
+
+const migration: MigrationFactory = () => ({
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('agents')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('hostname', 'text', (c) => c.notNull())
+      .addColumn('platform', 'text', (c) => c.check(sql`platform in ('freebsd', 'linux', 'windows')`))
+      .addColumn('customer_id', 'integer', (c) => c.references('customers.id').onDelete('set null'))
+      .addColumn('agent_version', 'text')
+      .addColumn('agent_sha256', 'text')
+      .addColumn('update_requested', 'boolean', (c) => c.notNull().defaultTo(false))
+      .addColumn('last_heartbeat', 'timestamptz')
+      .addColumn('last_api_key', 'text', (c) => c.notNull().defaultTo('')) // hint of the key of the last heartbeat
+      .addColumn('last_status', 'text') // the status the monitor last reported, so restarts do not repeat events
+      .addColumn('system', 'json')
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+      .execute();
+    await db.schema.createIndex('agents_customer_id_idx').on('agents').column('customer_id').execute();
+    // Pre-registered names must be unique: registration adopts a pre-registered agent by its name.
+    await db.schema
+      .createIndex('agents_pending_name_key')
+      .on('agents')
+      .column('name')
+      .unique()
+      .where(sql.ref('hostname'), '=', '(ausstehend)')
+      .execute();
+
+    await db.schema
+      .createTable('agent_events')
+      .addColumn('id', 'bigint', (c) => c.primaryKey().generatedByDefaultAsIdentity())
+      .addColumn('agent_id', 'text', (c) => c.notNull().references('agents.id').onDelete('cascade'))
+      .addColumn('type', 'text', (c) =>
+        c.notNull().check(sql`type in ('online', 'offline', 'stale', 'connected', 'disconnected')`),
+      )
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('agent_events_agent_idx').on('agent_events').columns(['agent_id', 'created_at desc', 'id desc']).execute();
+    await db.schema.createIndex('agent_events_time_idx').on('agent_events').columns(['created_at desc', 'id desc']).execute();
+  },
+  async down(db: Kysely<unknown>) {
+    await db.schema.dropTable('agent_events').execute();
+    await db.schema.dropTable('agents').execute();
+  },
+});
+
+export default migration;

@@ -1,0 +1,101 @@
+// What agents call: /agent/register and /agent/heartbeat. Machine traffic, so not audited. The
+// heartbeat keeps its body as the exact text received (its own JSON parser below) and goes through the
+// group-commit writer; a heartbeat is acknowledged only once it is stored.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { callerOf } from '../../http/auth.js';
+import { AppError } from '../../platform/errors.js';
+import { scopeOf } from '../auth/caller.js';
+import { heartbeatBody, heartbeatResponse, registerBody, registerResponse } from './agents.schemas.js';
+import type { AgentService } from './agents.service.js';
+import type { HeartbeatWriter } from './heartbeat-writer.js';
+
+const tags = ['agent protocol'];
+export const HEARTBEAT_BODY_LIMIT = 4 * 1024 * 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The heartbeat body as received (only on the heartbeat route). */
+    rawBody: string;
+  }
+}
+
+export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; heartbeats: HeartbeatWriter }> = async (
+  app,
+  { agents, heartbeats },
+) => {
+  app.post(
+    '/agent/register',
+    {
+      config: { access: 'agent', audit: false },
+      schema: {
+        summary: 'Register an agent',
+        description:
+          'Matching, in order: an existing agent with agent_id; else a pre-registered agent (hostname still ' +
+          '"(ausstehend)", within the key\'s customer scope) whose name equals name (or hostname when name is ' +
+          'absent), which keeps its id; else a new agent (with the given agent_id or a generated one). Never by ' +
+          'hostname. A customer-scoped key registers into its customer.',
+        tags,
+        body: registerBody,
+        response: { 200: registerResponse },
+      },
+    },
+    async (request) => agents.register(callerOf(request), request.body),
+  );
+
+  // The heartbeat gets its own JSON parser, in this plugin's scope only, to keep the exact text.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: HEARTBEAT_BODY_LIMIT }, (request, body, done) => {
+    try {
+      const parsed: unknown = JSON.parse(body as string);
+      request.rawBody = body as string;
+      done(null, parsed);
+    } catch {
+      done(new AppError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
+    }
+  });
+  app.decorateRequest('rawBody', '');
+
+  app.post(
+    '/agent/heartbeat',
+    {
+      bodyLimit: HEARTBEAT_BODY_LIMIT,
+      config: { access: 'agent', audit: false },
+      schema: {
+        summary: 'Heartbeat: the body is the system data, stored byte for byte',
+        description:
+          'Required top-level fields: agent_id, platform; optional hostname, agent_version, agent_sha256. Everything ' +
+          'else is stored untouched and served back by GET /agents/{id}/system. Unknown agent (or outside the key\'s ' +
+          'customer) → 404 AGENT_NOT_REGISTERED. Answered after the heartbeat is stored; 503 when it could not be. ' +
+          'update_available is true when an update was requested for the agent and firmware for its platform exists ' +
+          'whose sha256 differs from agent_sha256 (firmware distribution arrives with its own feature).',
+        tags,
+        body: heartbeatBody,
+        response: { 200: heartbeatResponse },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const body = request.body;
+      const receivedAt = agents.now();
+      const outcome = await heartbeats
+        .write({
+          agentId: body.agent_id,
+          platform: body.platform,
+          hostname: body.hostname ?? null,
+          agentVersion: body.agent_version ?? null,
+          agentSha256: body.agent_sha256?.toLowerCase() ?? null,
+          raw: request.rawBody,
+          parsed: body,
+          keyHint: caller.kind === 'api_key' ? caller.keyHint : null,
+          scope: scopeOf(caller),
+          receivedAt,
+        })
+        .catch((err: unknown) => {
+          request.log.error({ err }, 'heartbeat batch failed');
+          throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again');
+        });
+      if (!outcome.found) throw new AppError('AGENT_NOT_REGISTERED', 'Agent is not registered; register it first');
+      return { ok: true as const, status: 'online' as const, server_time: receivedAt.toISOString(), update_available: false };
+    },
+  );
+};

@@ -1,0 +1,118 @@
+// /agents and /customers/{id}/agents: operator reads and changes. GET /agents/{id} is also what the
+// on-device updater polls, so agent keys may call it.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { idParams, okSchema } from '../../http/common-schemas.js';
+import { sendRawJson } from '../../http/raw-json.js';
+import {
+  agentJsonWithSystem,
+  agentParams,
+  agentSchema,
+  agentWithSystemSchema,
+  customerAgentSchema,
+  customerIdBody,
+  listAgentsQuery,
+  preRegisterBody,
+  toAgentDto,
+} from './agents.schemas.js';
+import type { Agent, AgentService } from './agents.service.js';
+
+const tags = ['agents'];
+
+export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = async (app, { agents }) => {
+  const dto = (a: Agent) => toAgentDto(a, agents.now(), agents.connections.isConnected(a.id));
+
+  app.post(
+    '/agents',
+    {
+      config: { access: 'write', audit: 'agent.pre_register' },
+      schema: {
+        summary: 'Pre-register an agent (hostname "(ausstehend)" until it registers)',
+        description: 'Registration adopts it by name. A second pre-registered agent of the same name → 409.',
+        tags,
+        body: preRegisterBody,
+        response: { 201: agentSchema },
+      },
+    },
+    async (request, reply) => reply.code(201).send(dto(await agents.preRegister(callerOf(request), request.body))),
+  );
+
+  app.get(
+    '/agents',
+    {
+      config: { access: 'read' },
+      schema: { summary: 'List agents with their computed status', tags, querystring: listAgentsQuery, response: { 200: z.array(agentSchema) } },
+    },
+    async (request) => {
+      const { customer_id, ...rest } = request.query;
+      return (await agents.list(callerOf(request), { ...rest, customerId: customer_id })).map(dto);
+    },
+  );
+
+  app.get(
+    '/agents/:id',
+    {
+      config: { access: 'agent' },
+      schema: { summary: 'One agent with its latest system data, byte for byte', tags, params: agentParams, response: { 200: agentWithSystemSchema } },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const agent = await agents.get(caller, request.params.id);
+      const system = await agents.systemText(caller, agent.id);
+      return sendRawJson(reply, agentJsonWithSystem(dto(agent), system));
+    },
+  );
+
+  app.get(
+    '/agents/:id/system',
+    {
+      config: { access: 'read' },
+      schema: { summary: 'The latest heartbeat body exactly as the agent sent it (null before the first)', tags, params: agentParams },
+    },
+    async (request, reply) => {
+      const system = await agents.systemText(callerOf(request), request.params.id);
+      return sendRawJson(reply, system ?? 'null');
+    },
+  );
+
+  app.delete(
+    '/agents/:id',
+    {
+      config: { access: 'write', audit: 'agent.delete' },
+      schema: { summary: 'Delete an agent and everything it owns (events, metrics, backups, tunnels)', tags, params: agentParams, response: { 200: okSchema } },
+    },
+    async (request) => {
+      await agents.delete(callerOf(request), request.params.id);
+      return { ok: true as const };
+    },
+  );
+
+  app.put(
+    '/agents/:id/customer',
+    {
+      config: { access: 'write', audit: 'agent.assign_customer' },
+      schema: { summary: 'Assign the agent to a customer', tags, params: agentParams, body: customerIdBody, response: { 200: agentSchema } },
+    },
+    async (request) => dto(await agents.setCustomer(callerOf(request), request.params.id, request.body.customer_id)),
+  );
+
+  app.delete(
+    '/agents/:id/customer',
+    {
+      config: { access: 'write', audit: 'agent.unassign_customer' },
+      schema: { summary: 'Remove the agent from its customer', tags, params: agentParams, response: { 200: agentSchema } },
+    },
+    async (request) => dto(await agents.setCustomer(callerOf(request), request.params.id, null)),
+  );
+
+  app.get(
+    '/customers/:id/agents',
+    {
+      config: { access: 'read' },
+      schema: { summary: "The customer's agents, with the hint of the key each last used", tags: ['customers'], params: idParams, response: { 200: z.array(customerAgentSchema) } },
+    },
+    async (request) =>
+      (await agents.listOfCustomer(callerOf(request), request.params.id)).map((a) => ({ ...dto(a), last_api_key: a.last_api_key })),
+  );
+};

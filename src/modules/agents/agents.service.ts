@@ -1,0 +1,155 @@
+// Agents (contract §2): pre-registration, registration (matched by agent id, then by pre-registered
+// name, never by hostname), reads with computed status, customer assignment and deletion. A
+// customer-scoped caller sees only its customer's agents; the rest are "not found".
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/db-errors.js';
+import type { Database, Platform } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
+import { findCustomer } from '../customers/customers.repo.js';
+import * as repo from './agents.repo.js';
+import { listEvents, type EventFilter } from './events.repo.js';
+
+export type Agent = repo.AgentRow;
+
+/** Which agents have their WebSocket open; the agent hub provides it. */
+export interface AgentConnections {
+  isConnected(agentId: string): boolean;
+}
+
+export interface Registration {
+  agent_id?: string | undefined;
+  name?: string | undefined;
+  hostname: string;
+  platform: Platform;
+  agent_version?: string | undefined;
+}
+
+/** Until the agent hub is running, no agent counts as connected. */
+export const noConnections: AgentConnections = { isConnected: () => false };
+
+const notFound = () => new AppError('NOT_FOUND', 'Agent not found');
+
+export function newAgentId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+export class AgentService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    readonly connections: AgentConnections,
+  ) {}
+
+  now(): Date {
+    return this.clock.now();
+  }
+
+  list(caller: Caller, filter: Omit<repo.AgentFilter, 'scope' | 'now'>): Promise<Agent[]> {
+    return repo.listAgents(this.db, { ...filter, scope: scopeOf(caller), now: this.clock.now() });
+  }
+
+  async listOfCustomer(caller: Caller, customerId: number): Promise<Agent[]> {
+    await this.requireCustomer(caller, customerId);
+    return this.list(caller, { customerId });
+  }
+
+  async get(caller: Caller, id: string): Promise<Agent> {
+    const agent = await repo.findAgent(this.db, id);
+    if (!agent || !inScope(caller, agent.customer_id)) throw notFound();
+    return agent;
+  }
+
+  /** The heartbeat text exactly as the agent sent it, or null before the first heartbeat. */
+  async systemText(caller: Caller, id: string): Promise<string | null> {
+    const row = await repo.findSystemText(this.db, id);
+    if (!row || !inScope(caller, row.customer_id)) throw notFound();
+    return row.system;
+  }
+
+  async preRegister(caller: Caller, input: { name: string; customer_id?: number | null | undefined }): Promise<Agent> {
+    const scope = scopeOf(caller);
+    const customerId = input.customer_id ?? scope;
+    if (customerId !== null) await this.requireCustomer(caller, customerId);
+    try {
+      return await repo.insertAgent(this.db, {
+        id: newAgentId(),
+        name: input.name,
+        hostname: repo.PENDING_HOSTNAME,
+        customer_id: customerId,
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', `A pre-registered agent named ${input.name} already exists`);
+      throw err;
+    }
+  }
+
+  async register(caller: Caller, input: Registration): Promise<{ agent_id: string; name: string; pre_registered: boolean }> {
+    try {
+      return await this.registerOnce(caller, input);
+    } catch (err) {
+      // Two first registrations of one new agent at once: the loser finds the winner's row next time.
+      if (isUniqueViolation(err)) return this.registerOnce(caller, input);
+      throw err;
+    }
+  }
+
+  private registerOnce(caller: Caller, input: Registration) {
+    const scope = scopeOf(caller);
+    const details = { hostname: input.hostname, platform: input.platform, agent_version: input.agent_version };
+    return this.db.transaction().execute(async (trx) => {
+      if (input.agent_id) {
+        const existing = await repo.findAgent(trx, input.agent_id);
+        if (existing) {
+          if (!inScope(caller, existing.customer_id)) throw new AppError('CONFLICT', 'This agent id belongs to another customer');
+          const row = await repo.updateRegistration(trx, existing.id, details);
+          return { agent_id: row.id, name: row.name, pre_registered: false };
+        }
+      }
+      const pending = await repo.findPendingByName(trx, input.name ?? input.hostname, scope);
+      if (pending) {
+        const row = await repo.updateRegistration(trx, pending.id, details);
+        return { agent_id: row.id, name: row.name, pre_registered: true };
+      }
+      const row = await repo.insertAgent(trx, {
+        id: input.agent_id ?? newAgentId(),
+        name: input.name ?? input.hostname,
+        customer_id: scope,
+        ...details,
+        agent_version: input.agent_version ?? null,
+      });
+      return { agent_id: row.id, name: row.name, pre_registered: false };
+    });
+  }
+
+  async setCustomer(caller: Caller, id: string, customerId: number | null): Promise<Agent> {
+    await this.get(caller, id);
+    if (customerId !== null) await this.requireCustomer(caller, customerId);
+    const row = await repo.setAgentCustomer(this.db, id, customerId);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** Events newest first, of one agent (which must be visible) or of every visible agent. */
+  async events(caller: Caller, filter: Omit<EventFilter, 'scope'>) {
+    if (filter.agentId !== undefined) await this.get(caller, filter.agentId);
+    return listEvents(this.db, { ...filter, scope: scopeOf(caller) });
+  }
+
+  async delete(caller: Caller, id: string): Promise<void> {
+    await this.get(caller, id);
+    await repo.deleteAgent(this.db, id);
+  }
+
+  private async requireCustomer(caller: Caller, customerId: number): Promise<void> {
+    assertInScope(caller, customerId, 'Customer');
+    if (!(await findCustomer(this.db, customerId))) throw new AppError('NOT_FOUND', 'Customer not found');
+  }
+}
+
+function inScope(caller: Caller, customerId: number | null): boolean {
+  const scope = scopeOf(caller);
+  return scope === null || scope === customerId;
+}

@@ -1,0 +1,111 @@
+// Group commit for heartbeats, the hottest path of the product: every request joins the next batch,
+// each batch is one transaction (agent rows updated from unnest() arrays, plus whatever the batch hooks
+// add, e.g. metric samples), and every request is answered only after its batch committed. While one
+// batch is being written the next one fills up, so throughput rises with load and a lone heartbeat
+// waits for nobody. A failed batch fails all its requests; nothing unacknowledged is lost silently.
+import { sql, type Kysely } from 'kysely';
+import type { Database, Platform } from '../../db/schema.js';
+import type { CustomerScope } from '../auth/caller.js';
+
+export interface HeartbeatInput {
+  agentId: string;
+  platform: Platform;
+  hostname: string | null;
+  agentVersion: string | null;
+  agentSha256: string | null;
+  /** The request body exactly as received; stored and served as is. */
+  raw: string;
+  /** The same body, parsed once, for hooks that read values out of it (metrics). */
+  parsed: Record<string, unknown>;
+  /** Hint of the API key that sent it, or null for a signed-in user. */
+  keyHint: string | null;
+  scope: CustomerScope;
+  receivedAt: Date;
+}
+
+export interface HeartbeatOutcome {
+  /** False when the agent does not exist (or is outside the key's customer scope). */
+  found: boolean;
+  updateRequested: boolean;
+}
+
+/** Runs inside a batch's transaction with the heartbeats of known agents (the metrics extension point). */
+export type HeartbeatBatchHook = (trx: Kysely<Database>, heartbeats: readonly HeartbeatInput[]) => Promise<void>;
+
+interface Pending {
+  input: HeartbeatInput;
+  resolve(outcome: HeartbeatOutcome): void;
+  reject(err: unknown): void;
+}
+
+export class HeartbeatWriter {
+  #queue: Pending[] = [];
+  #draining = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly hooks: readonly HeartbeatBatchHook[] = [],
+    private readonly maxBatch = 500,
+  ) {}
+
+  write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ input, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.maxBatch);
+        try {
+          const found = await this.#writeBatch(batch.map((p) => p.input));
+          for (const p of batch) {
+            const updateRequested = found.get(p.input.agentId);
+            p.resolve({ found: updateRequested !== undefined, updateRequested: updateRequested ?? false });
+          }
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  /** One transaction for the batch; returns the known agents with their update flag. */
+  async #writeBatch(inputs: HeartbeatInput[]): Promise<Map<string, boolean>> {
+    // An agent twice in one batch: its latest heartbeat wins, and both requests get the same answer.
+    const latest = [...new Map(inputs.map((h) => [h.agentId, h])).values()];
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ id: string; update_requested: boolean }>`
+        update agents as a set
+          last_heartbeat = v.received_at,
+          platform = v.platform,
+          hostname = coalesce(v.hostname, a.hostname),
+          agent_version = coalesce(v.agent_version, a.agent_version),
+          agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
+          last_api_key = coalesce(v.key_hint, a.last_api_key),
+          system = v.raw::json
+        from unnest(
+          ${latest.map((h) => h.agentId)}::text[],
+          ${latest.map((h) => h.receivedAt.toISOString())}::timestamptz[],
+          ${latest.map((h) => h.platform)}::text[],
+          ${latest.map((h) => h.hostname)}::text[],
+          ${latest.map((h) => h.agentVersion)}::text[],
+          ${latest.map((h) => h.agentSha256)}::text[],
+          ${latest.map((h) => h.keyHint)}::text[],
+          ${latest.map((h) => h.scope)}::int[],
+          ${latest.map((h) => h.raw)}::text[]
+        ) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
+        where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
+        returning a.id, a.update_requested`.execute(trx);
+      const found = new Map(rows.map((r) => [r.id, r.update_requested]));
+      const known = latest.filter((h) => found.has(h.agentId));
+      for (const hook of this.hooks) await hook(trx, known);
+      return found;
+    });
+  }
+}
