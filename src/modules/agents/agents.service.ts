@@ -103,7 +103,10 @@ export class AgentService {
       if (input.agent_id) {
         const existing = await repo.findAgent(trx, input.agent_id);
         if (existing) {
-          if (!inScope(caller, existing.customer_id)) throw new AppError('CONFLICT', 'This agent id belongs to another customer');
+          // An unassigned agent registering with a customer's key joins that customer; another
+          // customer's agent cannot be taken over.
+          if (existing.customer_id === null && scope !== null) await repo.setAgentCustomer(trx, existing.id, scope);
+          else if (!inScope(caller, existing.customer_id)) throw new AppError('CONFLICT', 'This agent id belongs to another customer');
           const row = await repo.updateRegistration(trx, existing.id, details);
           return { agent_id: row.id, name: row.name, pre_registered: false };
         }
