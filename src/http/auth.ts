@@ -62,6 +62,15 @@ function presentedCredentials(request: FastifyRequest): Presented {
   return undefined;
 }
 
+/** Checking credentials needs the database; when it is away that is a 503 to retry, not a 500. */
+async function resolve(auth: Authenticators, kind: 'api_key' | 'token', value: string): Promise<Caller | null> {
+  try {
+    return await (kind === 'api_key' ? auth.apiKey(value) : auth.accessToken(value));
+  } catch (err) {
+    throw new AppError('SERVICE_UNAVAILABLE', 'Credentials cannot be checked right now; try again', { cause: err });
+  }
+}
+
 const unauthenticated = (message: string) =>
   new AppError('UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="rmm"' } });
 
@@ -74,9 +83,7 @@ export const authPlugin = fp(
       if (access === undefined || access === 'public') return;
       const presented = presentedCredentials(request);
       if (!presented) throw unauthenticated('Authentication required: an API key or a bearer token');
-      const caller = presented.value
-        ? await (presented.kind === 'api_key' ? auth.apiKey(presented.value) : auth.accessToken(presented.value))
-        : null;
+      const caller = presented.value ? await resolve(auth, presented.kind, presented.value) : null;
       if (!caller) throw unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
       request.caller = caller;
       const decision = decideAccess(access, caller, request.method);

@@ -104,9 +104,9 @@ export class AgentService {
         const existing = await repo.findAgent(trx, input.agent_id);
         if (existing) {
           // An unassigned agent registering with a customer's key joins that customer; another
-          // customer's agent cannot be taken over.
+          // customer's agent cannot be taken over, and its existence is not revealed (contract §0).
           if (existing.customer_id === null && scope !== null) await repo.setAgentCustomer(trx, existing.id, scope);
-          else if (!inScope(caller, existing.customer_id)) throw new AppError('CONFLICT', 'This agent id belongs to another customer');
+          else if (!inScope(caller, existing.customer_id)) throw notFound();
           const row = await repo.updateRegistration(trx, existing.id, details);
           return { agent_id: row.id, name: row.name, pre_registered: false };
         }

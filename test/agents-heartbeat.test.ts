@@ -1,0 +1,241 @@
+// Heartbeats (contract §2): the body is stored and served back byte for byte for every platform, the
+// agent row follows the heartbeat, errors have the contract's codes and limits (4 MiB here, not 1 MiB),
+// and the group-commit writer answers only after committing, failing whole batches together.
+import { readFileSync } from 'node:fs';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HeartbeatWriter, type HeartbeatInput } from '../src/modules/agents/heartbeat-writer.js';
+import { FakeClock } from '../src/platform/clock.js';
+import { buildTestApp, type TestApp } from './helpers/app.js';
+import { expectError } from './helpers/assertions.js';
+import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
+
+const PLATFORMS = ['freebsd', 'linux', 'windows'] as const;
+type Platform = (typeof PLATFORMS)[number];
+const MiB = 1024 * 1024;
+
+const fixture = (p: Platform) => readFileSync(new URL(`../../shared/fixtures/heartbeat-${p}.json`, import.meta.url), 'utf8');
+
+// Everything a parse-and-reserialise round trip would change: number spellings, big integers, key
+// order, non-ASCII text, an escape sequence, deep unknown nesting, the fixture's own whitespace.
+const DEEP = `${Array.from({ length: 30 }, (_, i) => `{"level_${i}": `).join('')}"bottom"${'}'.repeat(30)}`;
+const ODDITIES =
+  `{"b": 2, "a": 1, "thousand": 1e3, "hundred": 1E+2, "big": 12345678901234567890, "negzero": -0, ` +
+  `"one": 1.0, "name": "Müller – 東京 😀", "escaped": "\\u00e9", "deep": ${DEEP}}`;
+
+/** The platform's fixture as exact text, with this agent's id and the oddities spliced in. */
+function oddHeartbeat(p: Platform, agentId: string): string {
+  const text = fixture(p);
+  expect(text).toMatch(/^\{\n "agent_id": "[0-9a-f]+",\n/);
+  expect(text.endsWith('\n}\n')).toBe(true);
+  const head = text.replace(/^\{\n "agent_id": "[0-9a-f]+"/, `{\n "zz_first": 1.0,\n "agent_id": "${agentId}"`);
+  return `${head.slice(0, -3)},\n "x_oddities":   ${ODDITIES}\n}\n`;
+}
+
+let t: TestApp;
+let token: string;
+let agentKey: string;
+const clock = new FakeClock('2026-11-22T10:00:00Z');
+
+beforeAll(async () => {
+  t = await buildTestApp({ clock });
+  token = await adminToken(t);
+  agentKey = (await createKey(t.app, bearer(token), 'agent')).key;
+});
+afterAll(() => t.close());
+
+async function register(key: string, body: Record<string, unknown>): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: body });
+  expect(res.statusCode, res.body).toBe(200);
+  return (res.json() as { agent_id: string }).agent_id;
+}
+
+const heartbeat = (text: string, key = agentKey) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/agent/heartbeat',
+    headers: { ...apiKey(key), 'content-type': 'application/json' },
+    payload: text,
+  });
+
+const getSystem = (id: string) => t.app.inject({ method: 'GET', url: `/api/v1/agents/${id}/system`, headers: bearer(token) });
+const getAgent = (id: string) => t.app.inject({ method: 'GET', url: `/api/v1/agents/${id}`, headers: bearer(token) });
+
+function stored(id: string) {
+  return t.db.db
+    .selectFrom('agents')
+    .select(['last_heartbeat', sql<string | null>`system::text`.as('system')])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+describe('POST /agent/heartbeat stores the body byte for byte', () => {
+  it.each(PLATFORMS)('returns a %s heartbeat exactly as sent, and updates the agent from it', async (p) => {
+    // Registered with other values than the heartbeat carries, so the heartbeat's update is visible.
+    const other = p === 'linux' ? 'windows' : 'linux';
+    const id = await register(agentKey, { hostname: `registered-${p}`, platform: other, agent_version: '0.0.1' });
+    const text = oddHeartbeat(p, id);
+    const sent = JSON.parse(text) as { hostname: string; agent_version: string };
+    expect(JSON.stringify(sent)).not.toBe(text); // a re-serialising server could not pass this test
+
+    clock.set('2026-11-22T10:00:00.123Z');
+    const res = await heartbeat(text);
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = res.json() as Record<string, unknown>;
+    expect(answer).toStrictEqual({ ok: true, status: 'online', server_time: '2026-11-22T10:00:00.123Z', update_available: false });
+
+    const system = await getSystem(id);
+    expect(system.statusCode).toBe(200);
+    expect(system.headers['content-type']).toMatch(/^application\/json/);
+    expect(system.body).toBe(text);
+    expect(system.rawPayload.equals(Buffer.from(text, 'utf8'))).toBe(true);
+
+    const agent = await getAgent(id);
+    expect(agent.statusCode).toBe(200);
+    expect(agent.headers['content-type']).toMatch(/^application\/json/);
+    expect(agent.body.endsWith(`,"system":${text}}`)).toBe(true);
+    expect(JSON.parse(agent.body)).toMatchObject({
+      id,
+      name: `registered-${p}`,
+      hostname: sent.hostname,
+      platform: p,
+      customer_id: null,
+      status: 'online',
+      last_heartbeat: answer.server_time,
+      update_requested: false,
+      agent_version: sent.agent_version,
+      connected: false,
+      created_at: expect.any(String),
+    });
+  });
+
+  it('shows the hint of the heartbeat key as last_api_key, "" before the first heartbeat', async () => {
+    const customer = await createCustomer(t.app, token, 'HB-1');
+    const key = await createKey(t.app, bearer(token), 'agent', customer.id);
+    const id = await register(key.key, { hostname: 'hint-host', platform: 'linux' });
+    const list = async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/customers/${customer.id}/agents`, headers: bearer(token) });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { id: string; last_api_key: string }[]).find((a) => a.id === id);
+    };
+    expect((await list())?.last_api_key).toBe('');
+    expect((await heartbeat(`{"agent_id":"${id}","platform":"linux"}`, key.key)).statusCode).toBe(200);
+    expect((await list())?.last_api_key).toBe(key.key_hint);
+  });
+
+  it('replaces the stored text with the next heartbeat', async () => {
+    const id = await register(agentKey, { hostname: 'twice', platform: 'linux' });
+    clock.set('2026-11-22T11:00:00Z');
+    expect((await heartbeat(`{"agent_id": "${id}", "platform": "linux", "n": 1}`)).statusCode).toBe(200);
+    clock.set('2026-11-22T11:01:00Z');
+    const second = `{ "platform": "linux", "agent_id": "${id}", "n": 2.50 }`;
+    expect((await heartbeat(second)).statusCode).toBe(200);
+    expect((await getSystem(id)).body).toBe(second);
+    expect((await stored(id)).last_heartbeat).toEqual(new Date('2026-11-22T11:01:00Z'));
+  });
+
+  it('accepts a body between 1 MiB and 4 MiB (the heartbeat limit is 4 MiB)', async () => {
+    const id = await register(agentKey, { hostname: 'big-one', platform: 'windows' });
+    const text = `{"agent_id":"${id}","platform":"windows","pad":"${'x'.repeat(3 * MiB)}"}`;
+    const res = await heartbeat(text);
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect((await getSystem(id)).body).toBe(text);
+  });
+});
+
+describe('POST /agent/heartbeat errors', () => {
+  let id: string;
+  beforeAll(async () => {
+    id = await register(agentKey, { hostname: 'errors', platform: 'linux' });
+  });
+
+  it('answers a body that is not JSON with 400', async () => {
+    expectError(await heartbeat(`{"agent_id": "${id}", "platform": "linux",`), 400, 'INVALID_JSON');
+  });
+
+  it.each([
+    ['agent_id is missing', () => '{"platform": "linux"}'],
+    ['platform is missing', () => `{"agent_id": "${id}"}`],
+    ['agent_id is not hex', () => '{"agent_id": "not-hex-not-hex-not-hex", "platform": "linux"}'],
+    ['the platform is unknown', () => `{"agent_id": "${id}", "platform": "macos"}`],
+  ])('answers 400 VALIDATION_ERROR when %s', async (_case, body) => {
+    const before = await stored(id);
+    expectError(await heartbeat(body()), 400, 'VALIDATION_ERROR');
+    expect(await stored(id)).toEqual(before);
+  });
+
+  it('answers 404 AGENT_NOT_REGISTERED for an unknown agent', async () => {
+    expectError(await heartbeat('{"agent_id": "0123456789abcdef0123456789abcdef", "platform": "linux"}'), 404, 'AGENT_NOT_REGISTERED');
+  });
+
+  it('answers 413 for a body over 4 MiB', async () => {
+    const text = `{"agent_id":"${id}","platform":"linux","pad":"${'x'.repeat(4 * MiB)}"}`;
+    expectError(await heartbeat(text), 413, 'PAYLOAD_TOO_LARGE');
+  });
+});
+
+describe('group commit', () => {
+  it('answers 50 concurrent heartbeats of 10 agents, each agent keeping one of its own', async () => {
+    const ids = await Promise.all(Array.from({ length: 10 }, (_, i) => register(agentKey, { hostname: `gc-${i}`, platform: 'linux' })));
+    const texts = new Map(ids.map((id) => [id, Array.from({ length: 5 }, (_, j) => `{"agent_id":"${id}","platform":"linux","seq":${j}}`)]));
+    const sends = [0, 1, 2, 3, 4].flatMap((j) => ids.map((id) => texts.get(id)![j]!));
+    const answers = await Promise.all(sends.map((text) => heartbeat(text)));
+    expect(answers.map((r) => r.statusCode)).toEqual(sends.map(() => 200));
+    for (const id of ids) expect(texts.get(id)).toContain((await getSystem(id)).body);
+  });
+
+  it('answers 503 SERVICE_UNAVAILABLE when the database fails', async () => {
+    const own = await buildTestApp();
+    try {
+      const key = await createKey(own.app, bearer(await adminToken(own)), 'agent');
+      const reg = await own.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key.key), payload: { hostname: 'h', platform: 'linux' } });
+      expect(reg.statusCode, reg.body).toBe(200);
+      const { agent_id } = reg.json() as { agent_id: string };
+      await own.db.close();
+      const res = await own.app.inject({
+        method: 'POST',
+        url: '/api/v1/agent/heartbeat',
+        headers: { ...apiKey(key.key), 'content-type': 'application/json' },
+        payload: `{"agent_id":"${agent_id}","platform":"linux"}`,
+      });
+      expectError(res, 503, 'SERVICE_UNAVAILABLE');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('runs batch hooks in the batch transaction: a failing hook rolls the heartbeat back', async () => {
+    const id = await register(agentKey, { hostname: 'hooked', platform: 'linux' });
+    clock.set('2026-11-22T12:00:00Z');
+    expect((await heartbeat(`{"agent_id":"${id}","platform":"linux","v":"old"}`)).statusCode).toBe(200);
+    const before = await stored(id);
+
+    const raw = `{"agent_id":"${id}","platform":"linux","v":"new"}`;
+    let seenInHook: string | null | undefined;
+    const writer = new HeartbeatWriter(t.db.db, [
+      async (trx, batch) => {
+        expect(batch.map((h) => h.agentId)).toEqual([id]);
+        const row = await trx.selectFrom('agents').select(sql<string | null>`system::text`.as('system')).where('id', '=', id).executeTakeFirstOrThrow();
+        seenInHook = row.system;
+        throw new Error('hook failed');
+      },
+    ]);
+    const input: HeartbeatInput = {
+      agentId: id,
+      platform: 'linux',
+      hostname: 'changed',
+      agentVersion: null,
+      agentSha256: null,
+      raw,
+      parsed: JSON.parse(raw) as Record<string, unknown>,
+      keyHint: null,
+      scope: null,
+      receivedAt: new Date('2026-11-22T12:05:00Z'),
+    };
+    await expect(writer.write(input)).rejects.toThrow('hook failed');
+    expect(seenInHook).toBe(raw); // the hook saw the batch's own uncommitted update
+    expect(await stored(id)).toEqual(before);
+    expect(before.last_heartbeat).toEqual(new Date('2026-11-22T12:00:00Z'));
+    expect((await getAgent(id)).json()).toMatchObject({ hostname: 'hooked' });
+  });
+});
