@@ -1,20 +1,20 @@
 // Heartbeats (contract §2): the body is stored and served back byte for byte for every platform, the
 // agent row follows the heartbeat, errors have the contract's codes and limits (4 MiB here, not 1 MiB),
 // and the group-commit writer answers only after committing, failing whole batches together.
-import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeartbeatWriter, type HeartbeatInput } from '../src/modules/agents/heartbeat-writer.js';
 import { FakeClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { expectError } from './helpers/assertions.js';
+import { fixtureText } from './helpers/fixtures.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
 
 const PLATFORMS = ['freebsd', 'linux', 'windows'] as const;
 type Platform = (typeof PLATFORMS)[number];
 const MiB = 1024 * 1024;
 
-const fixture = (p: Platform) => readFileSync(new URL(`../../shared/fixtures/heartbeat-${p}.json`, import.meta.url), 'utf8');
+const fixture = (p: Platform) => fixtureText(`heartbeat-${p}.json`);
 
 // Everything a parse-and-reserialise round trip would change: number spellings, big integers, key
 // order, non-ASCII text, an escape sequence, deep unknown nesting, the fixture's own whitespace.
