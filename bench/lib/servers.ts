@@ -1,0 +1,93 @@
+// The two servers a load run hits: the real RMM app on a given database (with an `agent` API key and
+// registered agents), and the baseline — a bare Fastify app whose only route parses the same body.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildServerApp } from '../../src/apps/server/build-app.js';
+import { createCoreServices } from '../../src/apps/server/services.js';
+import { loadConfig } from '../../src/config/env.js';
+import type { DbHandle } from '../../src/db/create-db.js';
+import { systemClock } from '../../src/platform/clock.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { hostnameFor } from './heartbeat-body.js';
+
+export const HEARTBEAT_PATH = '/api/v1/agent/heartbeat';
+const REGISTER_PATH = '/api/v1/agent/register';
+const HEARTBEAT_BODY_LIMIT = 4 * 1024 * 1024; // contract §0: heartbeats may be up to 4 MiB
+
+export interface Server {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('server has no TCP address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** No plugins, no logger, default JSON parser: the floor any heartbeat handler sits on. */
+export async function startBaseline(): Promise<Server> {
+  const app = Fastify({ bodyLimit: HEARTBEAT_BODY_LIMIT });
+  app.post(HEARTBEAT_PATH, async () => ({ ok: true }));
+  return { url: await listen(app), apiKey: 'unused', close: () => app.close() };
+}
+
+/** The agent endpoints may not exist yet in this checkout; then there is nothing to measure. */
+export function hasAgentEndpoints(app: FastifyInstance): boolean {
+  return app.hasRoute({ method: 'POST', url: HEARTBEAT_PATH }) && app.hasRoute({ method: 'POST', url: REGISTER_PATH });
+}
+
+/**
+ * The real server on `db`, listening on loopback, with `agentIds` registered. Returns undefined (and
+ * closes what it opened) when the agent endpoints are missing.
+ */
+export async function startRmmServer(db: DbHandle, agentIds: readonly string[]): Promise<Server | undefined> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const secrets = { jwtSecret: randomBytes(32).toString('base64url'), encryptionKey: randomBytes(32) };
+  const logger = createLogger({ level: 'silent' });
+  const app = await buildServerApp({ config, db, logger, secrets });
+  const close = async () => {
+    await app.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await app.ready();
+    if (!hasAgentEndpoints(app)) {
+      await close();
+      return undefined;
+    }
+    const services = createCoreServices(db, secrets, systemClock);
+    const { key } = await services.apiKeys.create(
+      { kind: 'user', userId: 0, username: 'bench' },
+      { name: 'bench', permissions: 'agent' },
+    );
+    await registerAgents(app, key, agentIds);
+    return { url: await listen(app), apiKey: key, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function registerAgents(app: FastifyInstance, apiKey: string, agentIds: readonly string[]): Promise<void> {
+  const register = async (agentId: string, i: number) => {
+    const res = await app.inject({
+      method: 'POST',
+      url: REGISTER_PATH,
+      headers: { 'x-api-key': apiKey },
+      payload: { agent_id: agentId, hostname: hostnameFor(i), platform: 'freebsd' },
+    });
+    if (res.statusCode !== 200) throw new Error(`register ${agentId}: HTTP ${res.statusCode} ${res.body}`);
+  };
+  const parallel = 16;
+  for (let i = 0; i < agentIds.length; i += parallel) {
+    await Promise.all(agentIds.slice(i, i + parallel).map((id, j) => register(id, i + j)));
+  }
+}

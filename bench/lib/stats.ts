@@ -1,0 +1,8 @@
+// Small statistics helpers shared by the benchmarks.
+
+/** The q-quantile (0..1) of ascending-sorted samples, nearest-rank; NaN when there are none. */
+export function percentile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}

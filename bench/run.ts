@@ -1,0 +1,43 @@
+// `npm run bench`: runs every benchmark in bench/*.ts (each exports `name` and `run(): Promise<BenchRow[]>`)
+// one after another in this process and prints one table. Figures are measured, never asserted; the
+// exit code is non-zero only when a benchmark's harness itself fails.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatTable, type BenchRow } from './lib/table.js';
+
+interface Benchmark {
+  name: string;
+  run(): Promise<BenchRow[]>;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+async function benchmarks(): Promise<{ file: string; bench: Benchmark }[]> {
+  const files = (await readdir(here)).filter((f) => f.endsWith('.ts') && f !== 'run.ts').sort();
+  const found = [];
+  for (const file of files) {
+    const mod = (await import(pathToFileURL(path.join(here, file)).href)) as Partial<Benchmark>;
+    if (typeof mod.run !== 'function' || typeof mod.name !== 'string') throw new Error(`${file}: exports no name/run`);
+    found.push({ file, bench: mod as Benchmark });
+  }
+  return found;
+}
+
+async function main(): Promise<void> {
+  const rows: BenchRow[] = [];
+  let failed = false;
+  const started = Date.now();
+  for (const { file, bench } of await benchmarks()) {
+    try {
+      rows.push(...(await bench.run()));
+    } catch (err) {
+      failed = true;
+      console.error(`${file} failed:`, err);
+    }
+  }
+  console.log(`\n${formatTable(rows)}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s; ratio = figure ÷ baseline req/s measured in the same run)`);
+  if (failed) process.exitCode = 1;
+}
+
+await main();
