@@ -84,7 +84,7 @@ export interface AgentsTable {
   last_heartbeat: Timestamp | null;
   last_api_key: Generated<string>;
   last_status: string | null;
-  /** Raw heartbeat text; read it with `system::text` to get the bytes back. */
+  /** The latest heartbeat body exactly as received (text; cast with ::json to query inside). */
   system: string | null;
   created_at: CreatedAt;
 }

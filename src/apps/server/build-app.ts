@@ -79,7 +79,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(auditRecorderPlugin, { audit: core.audit });
 
   const agents = new AgentService(deps.db.db, clock, noConnections);
-  const heartbeats = new HeartbeatWriter(deps.db.db);
+  // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
+  const heartbeats = new HeartbeatWriter(deps.db.db, [], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
   if (deps.backgroundJobs !== false) {
     app.addHook('onReady', async () => monitor.start());

@@ -35,7 +35,7 @@ export function createCoreServices(
     passwords,
     apiKeys,
     users: new UserService(db.db, passwords),
-    customers: new CustomerService(db.db),
+    customers: new CustomerService(db.db, () => apiKeys.forgetCachedKeys()),
     audit: new AuditService(db.db, clock),
     settings: new SettingsService(db.db, box, apiKeys, clock),
   };

@@ -1,5 +1,5 @@
 // All SQL of agents, except the heartbeat batch write (heartbeat-writer.ts) and events (events.repo.ts).
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { heartbeatWindow, type AgentStatus } from './agent-status.js';
@@ -74,7 +74,7 @@ export function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
 export async function findSystemText(db: Db, id: string): Promise<{ customer_id: number | null; system: string | null } | undefined> {
   return db
     .selectFrom('agents')
-    .select(['customer_id', sql<string | null>`system::text`.as('system')])
+    .select(['customer_id', 'system'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

@@ -1,5 +1,5 @@
 // Group commit for heartbeats, the hottest path of the product: every request joins the next batch,
-// each batch is one transaction (agent rows updated from unnest() arrays, plus whatever the batch hooks
+// each batch is one transaction (agent rows updated from one VALUES list, plus whatever the batch hooks
 // add, e.g. metric samples), and every request is answered only after its batch committed. While one
 // batch is being written the next one fills up, so throughput rises with load and a lone heartbeat
 // waits for nobody. A failed batch fails all its requests; nothing unacknowledged is lost silently.
@@ -38,15 +38,16 @@ interface Pending {
   reject(err: unknown): void;
 }
 
-export class HeartbeatWriter {
+/**
+ * One serial group-commit pipeline. Heartbeats are spread over several lanes by agent id: lanes write
+ * in parallel on separate connections, and since an agent always lands in the same lane, two
+ * transactions never wait on each other's rows (no deadlocks).
+ */
+class Lane {
   #queue: Pending[] = [];
   #draining = false;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly hooks: readonly HeartbeatBatchHook[] = [],
-    private readonly maxBatch = 500,
-  ) {}
+  constructor(private readonly writeBatch: (inputs: HeartbeatInput[]) => Promise<Map<string, boolean>>, private readonly maxBatch: number) {}
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     return new Promise((resolve, reject) => {
@@ -61,7 +62,7 @@ export class HeartbeatWriter {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, this.maxBatch);
         try {
-          const found = await this.#writeBatch(batch.map((p) => p.input));
+          const found = await this.writeBatch(batch.map((p) => p.input));
           for (const p of batch) {
             const updateRequested = found.get(p.input.agentId);
             p.resolve({ found: updateRequested !== undefined, updateRequested: updateRequested ?? false });
@@ -74,13 +75,42 @@ export class HeartbeatWriter {
       this.#draining = false;
     }
   }
+}
+
+export interface HeartbeatWriterOptions {
+  /** Batches written at the same time: 1 for PGlite (one connection), a few for PostgreSQL. */
+  lanes?: number;
+  maxBatch?: number;
+}
+
+export class HeartbeatWriter {
+  readonly #lanes: Lane[];
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly hooks: readonly HeartbeatBatchHook[] = [],
+    options: HeartbeatWriterOptions = {},
+  ) {
+    const count = Math.max(1, options.lanes ?? 1);
+    this.#lanes = Array.from({ length: count }, () => new Lane((inputs) => this.#writeBatch(inputs), options.maxBatch ?? 200));
+  }
+
+  write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
+    return this.#lanes[laneOf(input.agentId, this.#lanes.length)]!.write(input);
+  }
 
   /** One transaction for the batch; returns the known agents with their update flag. */
   async #writeBatch(inputs: HeartbeatInput[]): Promise<Map<string, boolean>> {
     // An agent twice in one batch: its latest heartbeat wins, and both requests get the same answer.
     const latest = [...new Map(inputs.map((h) => [h.agentId, h])).values()];
-    return this.db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ id: string; update_requested: boolean }>`
+    // One row of parameters per heartbeat: a 30 KB body travels as its own text parameter. (Packing
+    // all bodies into one text[] made the driver escape and PostgreSQL re-parse one huge array.)
+    const rows = latest.map(
+      (h) => sql`(${h.agentId}::text, ${h.receivedAt.toISOString()}::timestamptz, ${h.platform}::text, ${h.hostname}::text,
+        ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${h.scope}::int, ${h.raw}::text)`,
+    );
+    const write = async (trx: Kysely<Database>) => {
+      const { rows: updated } = await sql<{ id: string; update_requested: boolean }>`
         update agents as a set
           last_heartbeat = v.received_at,
           platform = v.platform,
@@ -88,24 +118,22 @@ export class HeartbeatWriter {
           agent_version = coalesce(v.agent_version, a.agent_version),
           agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
           last_api_key = coalesce(v.key_hint, a.last_api_key),
-          system = v.raw::json
-        from unnest(
-          ${latest.map((h) => h.agentId)}::text[],
-          ${latest.map((h) => h.receivedAt.toISOString())}::timestamptz[],
-          ${latest.map((h) => h.platform)}::text[],
-          ${latest.map((h) => h.hostname)}::text[],
-          ${latest.map((h) => h.agentVersion)}::text[],
-          ${latest.map((h) => h.agentSha256)}::text[],
-          ${latest.map((h) => h.keyHint)}::text[],
-          ${latest.map((h) => h.scope)}::int[],
-          ${latest.map((h) => h.raw)}::text[]
-        ) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
+          system = v.raw
+        from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
         where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
         returning a.id, a.update_requested`.execute(trx);
-      const found = new Map(rows.map((r) => [r.id, r.update_requested]));
+      const found = new Map(updated.map((r) => [r.id, r.update_requested]));
       const known = latest.filter((h) => found.has(h.agentId));
       for (const hook of this.hooks) await hook(trx, known);
       return found;
-    });
+    };
+    // A single statement is atomic by itself: the transaction (two more round trips) only when hooks
+    // add their writes to the batch.
+    return this.hooks.length === 0 ? write(this.db) : this.db.transaction().execute(write);
   }
+}
+
+/** A stable lane for an agent id (hex), so one agent's heartbeats are always written in order. */
+function laneOf(agentId: string, lanes: number): number {
+  return lanes === 1 ? 0 : Number.parseInt(agentId.slice(-6), 16) % lanes;
 }

@@ -39,7 +39,13 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeyService }> = a
     '/apikeys/:id',
     {
       config: { access: 'write', audit: 'apikey.delete' },
-      schema: { summary: 'Delete an API key', tags, params: idParams, response: { 200: okSchema } },
+      schema: {
+        summary: 'Delete an API key',
+        description: 'The key stops working at once on this server; other servers sharing the database stop accepting it within 10 s.',
+        tags,
+        params: idParams,
+        response: { 200: okSchema },
+      },
     },
     async (request) => {
       await apiKeys.delete(callerOf(request), request.params.id);

@@ -17,8 +17,22 @@ export interface NewApiKey {
   customer_id?: number | null | undefined;
 }
 
+/**
+ * Every agent request presents a key, so lookups are cached briefly. Deleting a key (or its customer)
+ * here forgets the cache at once; another server sharing the database notices within the TTL.
+ */
+const CACHE_TTL_MS = 10_000;
+const CACHE_MAX_ENTRIES = 20_000;
+
 export class ApiKeyService {
+  readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
+
   constructor(private readonly db: Kysely<Database>) {}
+
+  /** Drops every cached key lookup (after keys were deleted by any route). */
+  forgetCachedKeys(): void {
+    this.#cache.clear();
+  }
 
   async create(caller: Caller, input: NewApiKey): Promise<ApiKey & { key: string }> {
     const customerId = input.customer_id ?? null;
@@ -64,14 +78,19 @@ export class ApiKeyService {
       throw new AppError('FORBIDDEN', `A ${caller.permission} key cannot delete a ${key.permissions} key`);
     }
     await repo.deleteApiKey(this.db, id);
+    this.forgetCachedKeys();
   }
 
   /** The caller a presented key stands for, or null when it is unknown. */
   async authenticate(presented: string): Promise<Caller | null> {
     if (presented.length < 8 || presented.length > 200) return null;
-    const key = await repo.findApiKeyByHash(this.db, hashApiKey(presented));
+    const hash = hashApiKey(presented);
+    const now = performance.now();
+    const cached = this.#cache.get(hash);
+    if (cached && cached.expiresAt > now) return cached.caller;
+    const key = await repo.findApiKeyByHash(this.db, hash);
     if (!key) return null;
-    return {
+    const caller: Caller = {
       kind: 'api_key',
       keyId: key.id,
       name: key.name,
@@ -79,5 +98,8 @@ export class ApiKeyService {
       permission: key.permissions,
       customerId: key.customer_id,
     };
+    if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();
+    this.#cache.set(hash, { caller, expiresAt: now + CACHE_TTL_MS });
+    return caller;
   }
 }

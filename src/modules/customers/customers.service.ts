@@ -9,7 +9,11 @@ import * as repo from './customers.repo.js';
 export type Customer = repo.CustomerRow;
 
 export class CustomerService {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Called after a delete took the customer's API keys with it (key caches must forget them). */
+    private readonly onKeysDeleted: () => void = () => undefined,
+  ) {}
 
   list(caller: Caller): Promise<Customer[]> {
     return repo.listCustomers(this.db, scopeOf(caller));
@@ -38,6 +42,7 @@ export class CustomerService {
   async delete(caller: Caller, id: number): Promise<void> {
     await this.get(caller, id);
     await repo.deleteCustomer(this.db, id);
+    this.onKeysDeleted();
   }
 
   private async uniqueNumber<T>(number: string | undefined, write: () => Promise<T>): Promise<T> {
