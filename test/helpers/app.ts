@@ -34,6 +34,8 @@ export function testSecrets(): ServerSecrets {
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
+  /** Start the app's own periodic jobs (the status monitor); off by default so tests drive them. */
+  backgroundJobs?: boolean;
   captureLogs?: boolean;
   /** Extra routes or hooks to add before the app is made ready (probe routes for framework behaviour). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
@@ -54,7 +56,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       })
     : createLogger({ level: 'silent' });
   const db = await createTestDb();
-  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: false });
+  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: options.backgroundJobs ?? false });
   await options.extend?.(app);
   await app.ready();
   return {
