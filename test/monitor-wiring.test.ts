@@ -14,6 +14,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** One monitor interval: wait until the monitor sleeps again (its last check may still be writing), then move time. */
+async function interval(): Promise<void> {
+  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(1));
+  await clock.advance(30_000);
+}
+
 const eventsOf = async (id: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/v1/agents/${id}/events`, headers: bearer(token) })).json() as Array<{ type: string }>;
 
@@ -27,13 +33,10 @@ describe('the status monitor of a running server', () => {
     expect(await eventsOf(id)).toEqual([]);
 
     // The monitor waits on the app's clock: one interval later it has written the event.
-    await clock.advance(30_000);
+    await interval();
     await vi.waitFor(async () => expect((await eventsOf(id)).map((e) => e.type)).toEqual(['online']));
     // Two more minutes: stale at 2 min, and nothing else before offline.
-    await clock.advance(30_000);
-    await clock.advance(30_000);
-    await clock.advance(30_000);
-    await clock.advance(30_000);
+    for (let i = 0; i < 4; i++) await interval();
     await vi.waitFor(async () => expect((await eventsOf(id)).map((e) => e.type)).toEqual(['stale', 'online']));
 
     // Closing the app ends the monitor: nothing waits on the clock any more.
