@@ -1,6 +1,6 @@
 // All SQL of agents, except the heartbeat batch write (heartbeat-writer.ts) and events (events.repo.ts).
-import type { Kysely } from 'kysely';
-import type { Database, Platform } from '../../db/schema.js';
+import type { Kysely, Selectable } from 'kysely';
+import type { AgentsTable, Database, Platform } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { heartbeatWindow, type AgentStatus } from './agent-status.js';
 
@@ -23,19 +23,8 @@ const AGENT_COLUMNS = [
   'created_at',
 ] as const;
 
-export interface AgentRow {
-  id: string;
-  name: string;
-  hostname: string;
-  platform: Platform | null;
-  customer_id: number | null;
-  agent_version: string | null;
-  agent_sha256: string | null;
-  update_requested: boolean;
-  last_heartbeat: Date | null;
-  last_api_key: string;
-  created_at: Date;
-}
+/** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */
+export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status'>;
 
 export interface AgentFilter {
   scope: CustomerScope;
