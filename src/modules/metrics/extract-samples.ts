@@ -1,0 +1,88 @@
+// Which heartbeat fields become which metric samples (contract §2). Pure and forgiving: a missing,
+// non-numeric or non-finite field yields no sample and never an error, because agents of every
+// platform and version send what they have. Labels: the disk's mount, the interface's or gateway's name;
+// "" for scalar metrics.
+
+export const METRIC_NAMES = [
+  'cpu_usage',
+  'memory_used_percent',
+  'memory_used_bytes',
+  'memory_total_bytes',
+  'uptime_seconds',
+  'disk_used_percent',
+  'disk_used_bytes',
+  'interface_rx_bytes',
+  'interface_tx_bytes',
+  'gateway_rtt_ms',
+  'gateway_loss_percent',
+] as const;
+
+export type MetricName = (typeof METRIC_NAMES)[number];
+
+export interface ExtractedSample {
+  metric: MetricName;
+  label: string;
+  value: number;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
+const labelOf = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 255 ? v : undefined);
+
+/** Per-item metrics of a list (disks, interfaces, gateways): which label field, which value fields. */
+const LISTS: ReadonlyArray<{ items: (body: Json) => unknown; label: string; fields: ReadonlyArray<[string, MetricName]> }> = [
+  {
+    items: (b) => b.disks,
+    label: 'mount',
+    fields: [
+      ['used_percent', 'disk_used_percent'],
+      ['used_bytes', 'disk_used_bytes'],
+    ],
+  },
+  {
+    items: (b) => (isObject(b.network) ? b.network.interfaces : undefined),
+    label: 'name',
+    fields: [
+      ['rx_bytes', 'interface_rx_bytes'],
+      ['tx_bytes', 'interface_tx_bytes'],
+    ],
+  },
+  {
+    items: (b) => b.gateways,
+    label: 'name',
+    fields: [
+      ['rtt_ms', 'gateway_rtt_ms'],
+      ['loss_percent', 'gateway_loss_percent'],
+    ],
+  },
+];
+
+export function extractSamples(body: Json): ExtractedSample[] {
+  const samples: ExtractedSample[] = [];
+  const add = (metric: MetricName, value: number | undefined, label = '') => {
+    if (value !== undefined) samples.push({ metric, label, value });
+  };
+
+  add('cpu_usage', isObject(body.cpu) ? num(body.cpu.usage_percent) : undefined);
+  if (isObject(body.memory)) {
+    const used = num(body.memory.used_bytes);
+    const total = num(body.memory.total_bytes);
+    add('memory_used_bytes', used);
+    add('memory_total_bytes', total);
+    const derived = used !== undefined && total !== undefined && total > 0 ? (used / total) * 100 : undefined;
+    add('memory_used_percent', num(body.memory.used_percent) ?? derived);
+  }
+  add('uptime_seconds', num(body.uptime_seconds));
+
+  for (const list of LISTS) {
+    for (const item of objects(list.items(body))) {
+      const label = labelOf(item[list.label]);
+      if (label === undefined) continue;
+      for (const [field, metric] of list.fields) add(metric, num(item[field]), label);
+    }
+  }
+  return samples;
+}
