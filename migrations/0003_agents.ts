@@ -23,8 +23,15 @@ const migration: MigrationFactory = () => ({
       .addColumn('system', 'text')
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
-    // Every heartbeat rewrites ~30 KB here; compressing it each time costs more CPU than the disk it saves.
-    await sql`alter table agents alter column system set storage external`.execute(db);
+    // Every heartbeat rewrites ~30 KB here. lz4 compresses it for little CPU and shrinks the WAL (measured:
+    // +10-20% heartbeats/s); without lz4 (PGlite), no compression beats pglz, which cost more than it saved.
+    const { rows } = await sql<{ lz4: boolean }>`
+      select coalesce(bool_or(enumvals @> array['lz4']), false) as lz4
+      from pg_settings where name = 'default_toast_compression'`.execute(db);
+    await (rows[0]?.lz4
+      ? sql`alter table agents alter column system set compression lz4`
+      : sql`alter table agents alter column system set storage external`
+    ).execute(db);
     await db.schema.createIndex('agents_customer_id_idx').on('agents').column('customer_id').execute();
     // Pre-registered names must be unique: registration adopts a pre-registered agent by its name.
     await db.schema
