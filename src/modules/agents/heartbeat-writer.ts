@@ -64,7 +64,7 @@ class Lane {
         try {
           const found = await this.writeBatch(batch.map((p) => p.input));
           for (const p of batch) {
-            const updateRequested = found.get(p.input.agentId);
+            const updateRequested = found.get(batchKey(p.input));
             p.resolve({ found: updateRequested !== undefined, updateRequested: updateRequested ?? false });
           }
         } catch (err) {
@@ -102,7 +102,9 @@ export class HeartbeatWriter {
   /** One transaction for the batch; returns the known agents with their update flag. */
   async #writeBatch(inputs: HeartbeatInput[]): Promise<Map<string, boolean>> {
     // An agent twice in one batch: its latest heartbeat wins, and both requests get the same answer.
-    const latest = [...new Map(inputs.map((h) => [h.agentId, h])).values()];
+    // Keyed with the sender's scope, so a key of another customer never learns from, or displaces, a
+    // genuine heartbeat that shares its batch.
+    const latest = [...new Map(inputs.map((h) => [batchKey(h), h])).values()];
     // One row of parameters per heartbeat: a 30 KB body travels as its own text parameter. (Packing
     // all bodies into one text[] made the driver escape and PostgreSQL re-parse one huge array.)
     const rows = latest.map(
@@ -110,7 +112,7 @@ export class HeartbeatWriter {
         ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${h.scope}::int, ${h.raw}::text)`,
     );
     const write = async (trx: Kysely<Database>) => {
-      const { rows: updated } = await sql<{ id: string; update_requested: boolean }>`
+      const { rows: updated } = await sql<{ id: string; scope: number | null; update_requested: boolean }>`
         update agents as a set
           last_heartbeat = v.received_at,
           platform = v.platform,
@@ -121,9 +123,9 @@ export class HeartbeatWriter {
           system = v.raw
         from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
         where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
-        returning a.id, a.update_requested`.execute(trx);
-      const found = new Map(updated.map((r) => [r.id, r.update_requested]));
-      const known = latest.filter((h) => found.has(h.agentId));
+        returning a.id, v.scope, a.update_requested`.execute(trx);
+      const found = new Map(updated.map((r) => [batchKey({ agentId: r.id, scope: r.scope }), r.update_requested]));
+      const known = latest.filter((h) => found.has(batchKey(h)));
       for (const hook of this.hooks) await hook(trx, known);
       return found;
     };
@@ -131,6 +133,10 @@ export class HeartbeatWriter {
     // add their writes to the batch.
     return this.hooks.length === 0 ? write(this.db) : this.db.transaction().execute(write);
   }
+}
+
+function batchKey(h: { agentId: string; scope: CustomerScope }): string {
+  return `${h.agentId}|${h.scope ?? ''}`;
 }
 
 /** A stable lane for an agent id (hex), so one agent's heartbeats are always written in order. */
