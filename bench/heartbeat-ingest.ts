@@ -13,6 +13,7 @@
 // skips), BENCH_FIXTURE (heartbeat JSON, default ../shared/fixtures/heartbeat-freebsd.json).
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { sql } from 'kysely';
 import type { DbHandle } from '../src/db/create-db.js';
 import { openPgliteBench, openPostgresBench, postgresAdminUrl, type Backend } from './lib/databases.js';
 import { DEFAULT_FIXTURE } from './lib/heartbeat-body.js';
@@ -90,6 +91,12 @@ async function openBackend(backend: Backend, env: NodeJS.ProcessEnv): Promise<Db
   return admin.url ? openPostgresBench(admin.url) : `skipped: ${admin.reason}`;
 }
 
+/** What the run left in the database: proof that samples were written along with the heartbeats. */
+async function storedSamples(db: DbHandle): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select coalesce(sum(cardinality(vals)), 0)::int8 as n from metric_points`.execute(db.db);
+  return rows[0]?.n ?? 0;
+}
+
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
   const settings = settingsFrom(env);
   const agentIds = Array.from({ length: settings.agents }, () => randomBytes(16).toString('hex'));
@@ -146,6 +153,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       } finally {
         await server.close();
       }
+      log(`${backend}: stored ${await storedSamples(db)} metric samples`);
     } finally {
       await db.close();
     }

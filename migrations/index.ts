@@ -3,6 +3,7 @@ import type { MigrationFactory } from './context.js';
 import settings from './0001_settings.js';
 import identity from './0002_identity.js';
 import agents from './0003_agents.js';
+import metrics from './0004_metrics.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -10,4 +11,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0001_settings', settings],
   ['0002_identity', identity],
   ['0003_agents', agents],
+  ['0004_metrics', metrics],
 ];

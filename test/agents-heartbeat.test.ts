@@ -204,20 +204,21 @@ describe('group commit', () => {
     }
   });
 
-  it('runs batch hooks in the batch transaction: a failing hook rolls the heartbeat back', async () => {
+  it('runs batch extensions in the batch statement: a failing extension write rolls the heartbeat back', async () => {
     const id = await register(agentKey, { hostname: 'hooked', platform: 'linux' });
     clock.set('2026-11-22T12:00:00Z');
     expect((await heartbeat(`{"agent_id":"${id}","platform":"linux","v":"old"}`)).statusCode).toBe(200);
     const before = await stored(id);
 
     const raw = `{"agent_id":"${id}","platform":"linux","v":"new"}`;
-    let seenInHook: string | null | undefined;
+    let seenBatch: string[] = [];
+    // Writes an event of a type the table refuses, for each agent the batch's update accepted.
     const writer = new HeartbeatWriter(t.db.db, [
-      async (trx, batch) => {
-        expect(batch.map((h) => h.agentId)).toEqual([id]);
-        const row = await trx.selectFrom('agents').select(sql<string | null>`system::text`.as('system')).where('id', '=', id).executeTakeFirstOrThrow();
-        seenInHook = row.system;
-        throw new Error('hook failed');
+      {
+        statementFor: async (batch) => {
+          seenBatch = batch.map((h) => h.agentId);
+          return sql`insert into agent_events (agent_id, type, created_at) select id, 'no-such-type', now() from updated`;
+        },
       },
     ]);
     const input: HeartbeatInput = {
@@ -232,8 +233,8 @@ describe('group commit', () => {
       scope: null,
       receivedAt: new Date('2026-11-22T12:05:00Z'),
     };
-    await expect(writer.write(input)).rejects.toThrow('hook failed');
-    expect(seenInHook).toBe(raw); // the hook saw the batch's own uncommitted update
+    await expect(writer.write(input)).rejects.toThrow(/check constraint/);
+    expect(seenBatch).toEqual([id]);
     expect(await stored(id)).toEqual(before);
     expect(before.last_heartbeat).toEqual(new Date('2026-11-22T12:00:00Z'));
     expect((await getAgent(id)).json()).toMatchObject({ hostname: 'hooked' });

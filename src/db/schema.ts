@@ -96,6 +96,35 @@ export interface AgentEventsTable {
   created_at: Timestamp;
 }
 
+export interface MetricLayoutsTable {
+  id: Generated<number>;
+  fingerprint: string;
+  metrics: string[];
+  labels: string[];
+}
+
+/** One heartbeat's metric values, in the order of its layout (the recent, uncompacted form). */
+export interface MetricPointsTable {
+  agent_id: string;
+  time: Timestamp;
+  layout: number;
+  vals: number[];
+}
+
+/** One agent/metric/label/hour of compacted samples. */
+export interface MetricHoursTable {
+  agent_id: string;
+  metric: string;
+  label: string;
+  hour: Timestamp;
+  offsets_ms: number[];
+  vals: number[];
+  sample_count: number;
+  value_sum: number;
+  value_min: number;
+  value_max: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -106,4 +135,7 @@ export interface Database {
   pending_logins: PendingLoginsTable;
   agents: AgentsTable;
   agent_events: AgentEventsTable;
+  metric_layouts: MetricLayoutsTable;
+  metric_points: MetricPointsTable;
+  metric_hours: MetricHoursTable;
 }

@@ -15,6 +15,10 @@ import { agentRoutes } from '../../modules/agents/agents.routes.js';
 import { AgentService, noConnections } from '../../modules/agents/agents.service.js';
 import { eventRoutes } from '../../modules/agents/events.routes.js';
 import { HeartbeatWriter } from '../../modules/agents/heartbeat-writer.js';
+import { LayoutRegistry } from '../../modules/metrics/layouts.js';
+import { metricRoutes } from '../../modules/metrics/metrics.routes.js';
+import { MetricsService } from '../../modules/metrics/metrics.service.js';
+import { MetricSampleWriter } from '../../modules/metrics/sample-writer.js';
 import { StatusMonitor } from '../../modules/monitor/status-monitor.js';
 import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from '../../modules/audit/audit.routes.js';
@@ -80,7 +84,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
 
   const agents = new AgentService(deps.db.db, clock, noConnections);
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
-  const heartbeats = new HeartbeatWriter(deps.db.db, [], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
+  const heartbeats = new HeartbeatWriter(deps.db.db, [new MetricSampleWriter(new LayoutRegistry(deps.db.db))], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
   if (deps.backgroundJobs !== false) {
     app.addHook('onReady', async () => monitor.start());
@@ -99,6 +103,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
       await api.register(agentProtocolRoutes, { agents, heartbeats });
+      await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
     },
     { prefix: API_PREFIX },
   );

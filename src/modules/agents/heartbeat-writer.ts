@@ -1,9 +1,10 @@
 // Group commit for heartbeats, the hottest path of the product: every request joins the next batch,
-// each batch is one transaction (agent rows updated from one VALUES list, plus whatever the batch hooks
-// add, e.g. metric samples), and every request is answered only after its batch committed. While one
-// batch is being written the next one fills up, so throughput rises with load and a lone heartbeat
-// waits for nobody. A failed batch fails all its requests; nothing unacknowledged is lost silently.
-import { sql, type Kysely } from 'kysely';
+// each batch is one SQL statement (agent rows updated from one VALUES list, plus the writes that batch
+// extensions add as data-modifying CTEs, e.g. metric samples), and every request is answered only after
+// its batch committed. One statement is atomic by itself and saves a transaction's two extra round
+// trips. While one batch is being written the next one fills up, so throughput rises with load and a
+// lone heartbeat waits for nobody. A failed batch fails all its requests; nothing unacknowledged is lost.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 
@@ -15,7 +16,7 @@ export interface HeartbeatInput {
   agentSha256: string | null;
   /** The request body exactly as received; stored and served as is. */
   raw: string;
-  /** The same body, parsed once, for hooks that read values out of it (metrics). */
+  /** The same body, parsed once, for extensions that read values out of it (metrics). */
   parsed: Record<string, unknown>;
   /** Hint of the API key that sent it, or null for a signed-in user. */
   keyHint: string | null;
@@ -29,8 +30,16 @@ export interface HeartbeatOutcome {
   updateRequested: boolean;
 }
 
-/** Runs inside a batch's transaction with the heartbeats of known agents (the metrics extension point). */
-export type HeartbeatBatchHook = (trx: Kysely<Database>, heartbeats: readonly HeartbeatInput[]) => Promise<void>;
+/**
+ * Adds writes to a batch (the metrics extension point). For the batch's heartbeats it returns one
+ * data-modifying statement (an INSERT ...), or null for nothing. The statement becomes a CTE of the
+ * batch's single statement, so it commits or fails with the agents update, and it must write only for
+ * the heartbeats that update accepted: those are in the CTE `updated(id, scope)`, to be joined on agent
+ * id and `scope is not distinct from` the heartbeat's scope.
+ */
+export interface HeartbeatBatchExtension {
+  statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null>;
+}
 
 interface Pending {
   input: HeartbeatInput;
@@ -88,7 +97,7 @@ export class HeartbeatWriter {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly hooks: readonly HeartbeatBatchHook[] = [],
+    private readonly extensions: readonly HeartbeatBatchExtension[] = [],
     options: HeartbeatWriterOptions = {},
   ) {
     const count = Math.max(1, options.lanes ?? 1);
@@ -99,7 +108,7 @@ export class HeartbeatWriter {
     return this.#lanes[laneOf(input.agentId, this.#lanes.length)]!.write(input);
   }
 
-  /** One transaction for the batch; returns the known agents with their update flag. */
+  /** One statement for the batch; returns the known agents with their update flag. */
   async #writeBatch(inputs: HeartbeatInput[]): Promise<Map<string, boolean>> {
     // An agent twice in one batch: its latest heartbeat wins, and both requests get the same answer.
     // Keyed with the sender's scope, so a key of another customer never learns from, or displaces, a
@@ -111,8 +120,11 @@ export class HeartbeatWriter {
       (h) => sql`(${h.agentId}::text, ${h.receivedAt.toISOString()}::timestamptz, ${h.platform}::text, ${h.hostname}::text,
         ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${h.scope}::int, ${h.raw}::text)`,
     );
-    const write = async (trx: Kysely<Database>) => {
-      const { rows: updated } = await sql<{ id: string; scope: number | null; update_requested: boolean }>`
+    const added = (await Promise.all(this.extensions.map((e) => e.statementFor(latest)))).filter((s) => s !== null);
+    // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
+    const extensionCtes = added.map((statement, i) => sql`, ${sql.raw(`extension_${i}`)} as (${statement})`);
+    const { rows: updated } = await sql<{ id: string; scope: number | null; update_requested: boolean }>`
+      with updated as (
         update agents as a set
           last_heartbeat = v.received_at,
           platform = v.platform,
@@ -123,15 +135,10 @@ export class HeartbeatWriter {
           system = v.raw
         from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
         where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
-        returning a.id, v.scope, a.update_requested`.execute(trx);
-      const found = new Map(updated.map((r) => [batchKey({ agentId: r.id, scope: r.scope }), r.update_requested]));
-      const known = latest.filter((h) => found.has(batchKey(h)));
-      for (const hook of this.hooks) await hook(trx, known);
-      return found;
-    };
-    // A single statement is atomic by itself: the transaction (two more round trips) only when hooks
-    // add their writes to the batch.
-    return this.hooks.length === 0 ? write(this.db) : this.db.transaction().execute(write);
+        returning a.id, v.scope, a.update_requested
+      )${sql.join(extensionCtes, sql``)}
+      select id, scope, update_requested from updated`.execute(this.db);
+    return new Map(updated.map((r) => [batchKey({ agentId: r.id, scope: r.scope }), r.update_requested]));
   }
 }
 

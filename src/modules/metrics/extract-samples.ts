@@ -17,6 +17,12 @@ export const METRIC_NAMES = [
   'gateway_loss_percent',
 ] as const;
 
+/**
+ * At most this many samples per heartbeat (the first ones, in extraction order): a firewall with a few
+ * hundred VLAN interfaces stays well below it, and a hostile 4 MiB body cannot turn into a million rows.
+ */
+export const MAX_SAMPLES_PER_HEARTBEAT = 2_000;
+
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 export interface ExtractedSample {
@@ -63,7 +69,7 @@ const LISTS: ReadonlyArray<{ items: (body: Json) => unknown; label: string; fiel
 export function extractSamples(body: Json): ExtractedSample[] {
   const samples: ExtractedSample[] = [];
   const add = (metric: MetricName, value: number | undefined, label = '') => {
-    if (value !== undefined) samples.push({ metric, label, value });
+    if (value !== undefined && samples.length < MAX_SAMPLES_PER_HEARTBEAT) samples.push({ metric, label, value });
   };
 
   add('cpu_usage', isObject(body.cpu) ? num(body.cpu.usage_percent) : undefined);

@@ -1,0 +1,70 @@
+// Metric request and response shapes (contract §4).
+import { z } from 'zod';
+import { limitSchema, timestampSchema } from '../../http/common-schemas.js';
+import { parseBucket } from './bucket.js';
+import { METRIC_NAMES } from './extract-samples.js';
+
+export const metricNameSchema = z.enum(METRIC_NAMES).describe('A metric name; anything else is 400');
+const labelSchema = z.string().min(1).max(255);
+
+const range = {
+  from: timestampSchema.optional().describe('Start, inclusive. Default: 24 hours before `to`'),
+  to: timestampSchema.optional().describe('End, inclusive. Default: now'),
+};
+
+export const rawQuery = z.object({
+  metric: metricNameSchema.optional().describe('One metric; default every metric'),
+  label: labelSchema.optional().describe('Disk mount, interface or gateway name; "" is not a filter'),
+  ...range,
+  limit: limitSchema(1000, 100_000).describe('Default 1000, at most 100000 (clamped); when more samples match, the most recent are returned'),
+});
+
+export const bucketSchema = z
+  .string()
+  .default('5 minutes')
+  .transform((text, ctx) => {
+    const parsed = parseBucket(text);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }
+    return parsed.seconds;
+  })
+  .describe('Interval "N unit" (second, minute, hour, day, week; plural and any case allowed; space or +). At least 10 seconds, at most 10,000 buckets in the range. Default "5 minutes"');
+
+export const summaryQuery = z.object({
+  metric: metricNameSchema,
+  label: labelSchema.optional(),
+  bucket: bucketSchema,
+  ...range,
+});
+
+export const ratesQuery = z.object({
+  interface: labelSchema.optional().describe('One interface name; default every interface'),
+  ...range,
+  limit: limitSchema(1000, 100_000).describe('Default 1000, at most 100000 (clamped); the most recent points are returned'),
+});
+
+export const sampleSchema = z.object({
+  time: timestampSchema.describe('Server receive time of the heartbeat'),
+  metric: metricNameSchema,
+  label: z.string().describe('Disk mount, interface or gateway name; "" for scalar metrics'),
+  value: z.number(),
+});
+
+export const summaryRowSchema = z.object({
+  bucket: timestampSchema.describe('Start of the bucket; buckets are aligned to UTC (weeks start on Monday)'),
+  metric: metricNameSchema,
+  label: z.string(),
+  avg: z.number(),
+  min: z.number(),
+  max: z.number(),
+  count: z.number().int(),
+});
+
+export const rateSchema = z.object({
+  time: timestampSchema.describe('Time of the later of the two counter samples'),
+  interface: z.string(),
+  rx_bps: z.number().describe('Receive rate in bits per second since the previous sample'),
+  tx_bps: z.number().describe('Transmit rate in bits per second since the previous sample'),
+});
