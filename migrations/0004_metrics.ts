@@ -49,6 +49,8 @@ const migration: MigrationFactory = (ctx) => ({
       .addColumn('value_max', sql`float8`, (c) => c.notNull())
       .addPrimaryKeyConstraint('metric_hours_pkey', ['agent_id', 'metric', 'label', 'hour'])
       .execute();
+    // Retention deletes the oldest hours of all agents at once.
+    await db.schema.createIndex('metric_hours_hour_idx').on('metric_hours').column('hour').execute();
 
     if (ctx.timescale) {
       // Not exercised by this project's CI (no TimescaleDB there); see README "TimescaleDB".

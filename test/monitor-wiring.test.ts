@@ -14,9 +14,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** The server's loops sleeping on its clock: the status monitor and the hourly metrics maintenance. */
+const BACKGROUND_LOOPS = 2;
+
 /** One monitor interval: wait until the monitor sleeps again (its last check may still be writing), then move time. */
 async function interval(): Promise<void> {
-  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(1));
+  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
   await clock.advance(30_000);
 }
 
@@ -39,8 +42,8 @@ describe('the status monitor of a running server', () => {
     for (let i = 0; i < 4; i++) await interval();
     await vi.waitFor(async () => expect((await eventsOf(id)).map((e) => e.type)).toEqual(['stale', 'online']));
 
-    // Closing the app ends the monitor: nothing waits on the clock any more.
-    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(1));
+    // Closing the app ends the monitor (and the maintenance): nothing waits on the clock any more.
+    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
     await t.app.close();
     expect(clock.pendingSleepers).toBe(0);
   });

@@ -38,6 +38,15 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** A whole number from 1 to `max`, given as text. */
+function wholeNumber(fallback: string, unit: string, max: number) {
+  return z
+    .string()
+    .default(fallback)
+    .refine((v) => /^\d{1,9}$/.test(v) && Number(v) >= 1 && Number(v) <= max, `must be a whole number of ${unit} from 1 to ${max}`)
+    .transform(Number);
+}
+
 const envSchema = z
   .object({
     PORT: port(8080),
@@ -48,11 +57,9 @@ const envSchema = z
     TLS_CERT_FILE: z.string().min(1).optional(),
     TLS_KEY_FILE: z.string().min(1).optional(),
     TRUST_PROXY: trustProxy,
-    MONITOR_INTERVAL_SECONDS: z
-      .string()
-      .default('60')
-      .refine((v) => /^\d{1,6}$/.test(v) && Number(v) >= 1, 'must be a whole number of seconds, at least 1')
-      .transform(Number),
+    MONITOR_INTERVAL_SECONDS: wholeNumber('60', 'seconds', 999_999),
+    METRICS_RETENTION_DAYS: wholeNumber('90', 'days', 36_500),
+    METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_PASSWORD: z
@@ -80,6 +87,10 @@ export interface Config {
   readonly trustProxy: boolean | number | string[];
   /** How often the status monitor looks for status changes. */
   readonly monitorIntervalSeconds: number;
+  /** Metric samples older than this are deleted. */
+  readonly metricsRetentionDays: number;
+  /** Metric samples older than this are compacted (compressed on TimescaleDB). */
+  readonly metricsCompressAfterDays: number;
   /** Unset: generated once and kept in DATA_DIR/jwt-secret. */
   readonly jwtSecret: string | undefined;
   /** Key material for secrets at rest; unset: generated once and kept in DATA_DIR/encryption-key. */
@@ -117,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? Object.freeze({ certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }) : undefined,
     trustProxy: e.TRUST_PROXY,
     monitorIntervalSeconds: e.MONITOR_INTERVAL_SECONDS,
+    metricsRetentionDays: e.METRICS_RETENTION_DAYS,
+    metricsCompressAfterDays: e.METRICS_COMPRESS_AFTER_DAYS,
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,

@@ -16,6 +16,7 @@ import { AgentService, noConnections } from '../../modules/agents/agents.service
 import { eventRoutes } from '../../modules/agents/events.routes.js';
 import { HeartbeatWriter } from '../../modules/agents/heartbeat-writer.js';
 import { LayoutRegistry } from '../../modules/metrics/layouts.js';
+import { MetricsMaintenance } from '../../modules/metrics/maintenance.js';
 import { metricRoutes } from '../../modules/metrics/metrics.routes.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { MetricSampleWriter } from '../../modules/metrics/sample-writer.js';
@@ -86,9 +87,18 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   const heartbeats = new HeartbeatWriter(deps.db.db, [new MetricSampleWriter(new LayoutRegistry(deps.db.db))], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
+  const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {
+    retentionDays: deps.config.metricsRetentionDays,
+    compressAfterDays: deps.config.metricsCompressAfterDays,
+  });
   if (deps.backgroundJobs !== false) {
-    app.addHook('onReady', async () => monitor.start());
-    app.addHook('onClose', async () => monitor.stop());
+    app.addHook('onReady', async () => {
+      monitor.start();
+      metricsMaintenance.start();
+    });
+    app.addHook('onClose', async () => {
+      await Promise.all([monitor.stop(), metricsMaintenance.stop()]);
+    });
   }
 
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });

@@ -46,8 +46,10 @@ export async function rawSamples(db: Db, f: SampleFilter, limit: number): Promis
  * time_bucket does), so hours and days start on the hour and at midnight UTC, and weeks on Mondays.
  */
 const BUCKET_ORIGIN_EPOCH_S = Date.UTC(2000, 0, 3) / 1000;
+// float8 arithmetic (date_part), not numeric (extract): several times faster per sample, and exact
+// here, since epoch seconds with millisecond fractions sit far inside a double's precision.
 const bucketOf = (time: RawBuilder<unknown>, widthS: number) =>
-  sql`to_timestamp(floor((extract(epoch from ${time}) - ${BUCKET_ORIGIN_EPOCH_S}) / ${widthS}) * ${widthS} + ${BUCKET_ORIGIN_EPOCH_S})`;
+  sql`to_timestamp(floor((date_part('epoch', ${time}) - ${BUCKET_ORIGIN_EPOCH_S}::float8) / ${widthS}::float8) * ${widthS}::float8 + ${BUCKET_ORIGIN_EPOCH_S}::float8)`;
 
 /**
  * Averages per bucket and label. A compacted hour that lies wholly inside the range and inside one

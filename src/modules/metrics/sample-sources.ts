@@ -19,19 +19,23 @@ const metricIn = (column: RawBuilder<unknown>, metrics: readonly string[] | null
   metrics === null ? sql`true` : sql`${column} = any(${sql.val(metrics)}::text[])`;
 const labelIs = (column: RawBuilder<unknown>, label: string | null) => (label === null ? sql`true` : sql`${column} = ${label}`);
 
-/** Samples of metric_points: the range's layouts are resolved to the wanted positions first. */
+/**
+ * Samples of metric_points. The wanted positions of the layouts the agent used in the range are worked
+ * out once (materialized: left to itself the planner may unnest the layout again for every row).
+ */
 export function recentSamples(f: SampleFilter): RawBuilder<unknown> {
   const inRange = sql`p.agent_id = ${f.agentId} and p.time between ${f.from} and ${f.to}`;
   return sql`
-    select p.time, k.metric, k.label, p.vals[k.i] as value
-    from metric_points as p
-    join (
+    with positions as materialized (
       select l.id as layout, s.metric, s.label, s.i::int as i
       from metric_layouts as l
       cross join lateral unnest(l.metrics, l.labels) with ordinality as s(metric, label, i)
       where l.id in (select distinct p.layout from metric_points as p where ${inRange})
         and ${metricIn(sql.ref('s.metric'), f.metrics)} and ${labelIs(sql.ref('s.label'), f.label)}
-    ) as k on k.layout = p.layout
+    )
+    select p.time, k.metric, k.label, p.vals[k.i] as value
+    from metric_points as p
+    join positions as k on k.layout = p.layout
     where ${inRange}`;
 }
 
@@ -57,5 +61,5 @@ export function compactedSamples(f: SampleFilter, extra?: RawBuilder<unknown>): 
 
 /** Every sample matching the filter, from both forms. */
 export function allSamples(f: SampleFilter): RawBuilder<unknown> {
-  return sql`${recentSamples(f)} union all ${compactedSamples(f)}`;
+  return sql`select * from (${recentSamples(f)}) as recent union all ${compactedSamples(f)}`;
 }
