@@ -9,7 +9,11 @@ export const idSchema = z.coerce.number().int().min(1).max(MAX_INT4);
 export const idParams = z.object({ id: idSchema });
 
 /** RFC 3339 in UTC with `Z`, as every timestamp in the API. */
-export const timestampSchema = z.iso.datetime().describe('RFC 3339 timestamp in UTC');
+export const timestampSchema = z.iso
+  .datetime()
+  // The format allows year 0000, which PostgreSQL (like the proleptic calendar) does not have.
+  .refine((v) => !v.startsWith('0000'), 'year 0000 does not exist')
+  .describe('RFC 3339 timestamp in UTC');
 
 export function toTimestamp(value: Date): string;
 export function toTimestamp(value: Date | null): string | null;

@@ -58,6 +58,9 @@ export class MetricsService {
     if (from > to) {
       throw new AppError('VALIDATION_ERROR', '`from` must not be after `to`', { details: [{ path: 'from', message: 'must not be after `to`' }] });
     }
-    return { from, to };
+    // No sample is older than 1970; clamping keeps a far-past default (`to` minus 24 hours) inside
+    // the database's calendar without changing any answer.
+    const clamp = (d: Date) => (d.getTime() < 0 ? new Date(0) : d);
+    return { from: clamp(from), to: clamp(to) };
   }
 }
