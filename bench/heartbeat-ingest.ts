@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import type { DbHandle } from '../src/db/create-db.js';
-import { openPgliteBench, openPostgresBench, postgresAdminUrl, type Backend } from './lib/databases.js';
+import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
+import type { Backend } from './lib/databases.js';
 import { DEFAULT_FIXTURE } from './lib/heartbeat-body.js';
 import { measure, type LoadRequest, type Measurement } from './lib/load.js';
 import { HEARTBEAT_PATH, startBaseline, startRmmServer, type Server } from './lib/servers.js';
@@ -33,28 +34,18 @@ interface Settings {
   fixture: string;
 }
 
-function positive(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
-  const raw = env[key];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${key} must be a positive number, got ${raw}`);
-  return value;
-}
-
 function settingsFrom(env: NodeJS.ProcessEnv): Settings {
   const concurrency = (env.BENCH_CONCURRENCY ?? '32,64').split(',').map((s) => Number(s.trim()));
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('BENCH_CONCURRENCY: positive integers');
-  const backends = (env.BENCH_BACKENDS ?? 'pglite,postgres').split(',').map((s) => s.trim());
-  for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown ${b}`);
-  const agents = Math.round(positive(env, 'BENCH_AGENTS', 500));
+  const agents = Math.round(positiveNumber(env, 'BENCH_AGENTS', 500));
   if (agents < Math.max(...concurrency)) throw new Error('BENCH_AGENTS must be at least the largest BENCH_CONCURRENCY');
   return {
     concurrency,
     agents,
-    warmupMs: positive(env, 'BENCH_WARMUP_S', 4) * 1000,
-    durationMs: positive(env, 'BENCH_DURATION_S', 8) * 1000,
-    bodyBytes: Math.round(positive(env, 'BENCH_BODY_BYTES', 30 * 1024)),
-    backends: backends as Backend[],
+    warmupMs: positiveNumber(env, 'BENCH_WARMUP_S', 4) * 1000,
+    durationMs: positiveNumber(env, 'BENCH_DURATION_S', 8) * 1000,
+    bodyBytes: Math.round(positiveNumber(env, 'BENCH_BODY_BYTES', 30 * 1024)),
+    backends: backendsFrom(env),
     fixture: env.BENCH_FIXTURE ?? DEFAULT_FIXTURE,
   };
 }
@@ -84,13 +75,6 @@ async function load(settings: Settings, server: Server, agentIds: string[], clie
   return measure(request);
 }
 
-/** Opens the backend's database, or says why it is skipped. */
-async function openBackend(backend: Backend, env: NodeJS.ProcessEnv): Promise<DbHandle | string> {
-  if (backend === 'pglite') return openPgliteBench();
-  const admin = await postgresAdminUrl(env);
-  return admin.url ? openPostgresBench(admin.url) : `skipped: ${admin.reason}`;
-}
-
 /** What the run left in the database: proof that samples were written along with the heartbeats. */
 async function storedSamples(db: DbHandle): Promise<number> {
   const { rows } = await sql<{ n: number }>`select coalesce(sum(cardinality(vals)), 0)::int8 as n from metric_points`.execute(db.db);
@@ -103,14 +87,15 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const row = (backend: string, clients: number, baselineRate: number, m?: Measurement, note?: string): BenchRow => ({
     benchmark: name,
     backend,
+    setting: `${clients} clients`,
+    figure: m?.ratePerS ?? Number.NaN,
     unit: 'heartbeats/s',
-    clients,
-    rate: m?.ratePerS ?? Number.NaN,
-    p50Ms: m?.p50Ms ?? Number.NaN,
-    p99Ms: m?.p99Ms ?? Number.NaN,
-    errors: m?.errors ?? 0,
-    baselineRate,
-    serverElu: m?.serverElu,
+    baseline: baselineRate,
+    baselineLabel: 'bare parse req/s',
+    better: 'higher',
+    p50Ms: m?.p50Ms,
+    p99Ms: m?.p99Ms,
+    errors: m?.errors,
     note: note ?? (m?.firstError ? `first error: ${m.firstError}` : undefined),
   });
 

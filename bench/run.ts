@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       console.error(`${file} failed:`, err);
     }
   }
-  console.log(`\n${formatTable(rows)}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s; ratio = figure ÷ baseline req/s measured in the same run)`);
+  console.log(`\n${formatTable(rows)}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s; ratio = figure ÷ baseline measured in the same run)`);
   if (failed) process.exitCode = 1;
 }
 

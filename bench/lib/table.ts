@@ -1,44 +1,49 @@
 // The one result table every benchmark contributes rows to: a figure, its baseline measured in the same
-// run, and the ratio between them (the number that compares across machines).
+// run, and the ratio between them (the number that compares across machines). Some figures are better
+// high (heartbeats/s), some low (ms, bytes); each row says which.
 
 export interface BenchRow {
   benchmark: string;
   backend: string;
-  /** What `rate` counts, e.g. "heartbeats/s"; the column is named after it when all rows agree. */
+  /** The load or data size the figure was measured at, e.g. "32 clients" or "90 days". */
+  setting: string;
+  figure: number;
+  /** What `figure` counts, e.g. "heartbeats/s", "ms", "bytes/sample". */
   unit: string;
-  clients: number;
-  rate: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  baselineRate: number;
-  /** Server event-loop utilisation during the window, when measured. */
-  serverElu?: number;
-  /** Anything the reader must know about the row (skips, failures). */
+  baseline: number;
+  /** What the baseline is, e.g. "bare parse req/s". */
+  baselineLabel: string;
+  better: 'higher' | 'lower';
+  p50Ms?: number;
+  p99Ms?: number;
+  errors?: number;
+  /** Anything the reader must know about the row (skips, failures, targets). */
   note?: string;
 }
 
-const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const fixed = (n: number | undefined, digits: number) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '–');
+const figure = (n: number) => (Math.abs(n) >= 100 ? fixed(n, 0) : fixed(n, Math.abs(n) >= 10 ? 1 : 2));
 
 export function formatTable(rows: readonly BenchRow[]): string {
-  const units = new Set(rows.map((r) => r.unit));
-  const rateHeader = units.size === 1 ? [...units][0]! : 'rate/s';
-  const header = ['benchmark', 'backend', 'clients', rateHeader, 'p50 ms', 'p99 ms', 'errors', 'baseline req/s', 'ratio', 'server ELU'];
+  const header = ['benchmark', 'backend', 'setting', 'figure', 'unit', 'baseline', 'baseline is', 'ratio', 'better', 'p50 ms', 'p99 ms', 'errors'];
   const body = rows.map((r) => [
     r.benchmark,
     r.backend,
-    String(r.clients),
-    fixed(r.rate, 0),
+    r.setting,
+    figure(r.figure),
+    r.unit,
+    figure(r.baseline),
+    r.baselineLabel,
+    fixed(r.figure / r.baseline, 2),
+    r.better,
     fixed(r.p50Ms, 1),
     fixed(r.p99Ms, 1),
-    String(r.errors),
-    fixed(r.baselineRate, 0),
-    fixed(r.rate / r.baselineRate, 2),
-    r.serverElu === undefined ? '–' : fixed(r.serverElu, 2),
+    r.errors === undefined ? '–' : String(r.errors),
   ]);
+  const numeric = new Set([3, 5, 7, 9, 10, 11]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  const notes = rows.filter((r) => r.note).map((r) => `  ${r.benchmark} / ${r.backend}: ${r.note}`);
+    cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const notes = rows.filter((r) => r.note).map((r) => `  ${r.benchmark} / ${r.backend} / ${r.setting}: ${r.note}`);
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line), ...(notes.length ? ['', ...notes] : [])].join('\n');
 }

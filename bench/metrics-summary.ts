@@ -1,0 +1,94 @@
+// B5, the 90-day summary: one agent, one metric, a sample every 60 s for 90 days (the last 7 days in
+// the recent form, the rest compacted by the real maintenance code), summarised into 1-hour buckets by
+// the real query. Baseline, in the same database and run: the same samples in a naive narrow table
+// (one (series, time, value) row per sample, indexed on series and time) summarised by a plain GROUP BY.
+// Issue target on PostgreSQL: ≤ 50 ms. Measured, never asserted.
+//
+// Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_SUMMARY_DAYS (90),
+// BENCH_SUMMARY_RUNS (30 timed runs of each query, after 5 untimed ones).
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../src/db/schema.js';
+import { summarize } from '../src/modules/metrics/metrics.repo.js';
+import { backendsFrom, openBackend, percentiles, positiveNumber } from './lib/backends.js';
+import { compactBefore, createNaiveTable, fillNaiveFrom, seedAgentHistory } from './lib/metric-data.js';
+import { formatTable, type BenchRow } from './lib/table.js';
+
+export const name = 'metrics-summary';
+const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const METRIC = 'cpu_usage';
+
+async function timeRuns(runs: number, query: () => Promise<number>): Promise<{ p50: number; p99: number; buckets: number }> {
+  let buckets = 0;
+  for (let i = 0; i < 5; i++) buckets = await query();
+  const durations: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await query();
+    durations.push(performance.now() - started);
+  }
+  return { ...percentiles(durations), buckets };
+}
+
+function naiveSummary(db: Kysely<Database>, agentId: string, from: Date, to: Date) {
+  return sql`
+    select to_timestamp(floor(extract(epoch from time) / 3600) * 3600) as bucket,
+           avg(value), min(value), max(value), count(*)
+    from naive_samples
+    where series = (select id from naive_series where agent_id = ${agentId} and metric = ${METRIC} and label = '')
+      and time between ${from} and ${to}
+    group by 1 order by 1`.execute(db);
+}
+
+export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
+  const days = Math.round(positiveNumber(env, 'BENCH_SUMMARY_DAYS', 90));
+  const runs = Math.round(positiveNumber(env, 'BENCH_SUMMARY_RUNS', 30));
+  const rows: BenchRow[] = [];
+  for (const backend of backendsFrom(env)) {
+    const handle = await openBackend(backend, env);
+    const base = { benchmark: name, backend, setting: `${days} days, 1-hour buckets`, unit: 'ms', baselineLabel: 'naive table ms', better: 'lower' as const };
+    if (typeof handle === 'string') {
+      rows.push({ ...base, figure: Number.NaN, baseline: Number.NaN, note: handle });
+      continue;
+    }
+    try {
+      const db = handle.db;
+      const end = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS);
+      log(`${backend}: seeding ${days} days of 60 s heartbeats for one agent`);
+      const agent = await seedAgentHistory(db, end, days);
+      const compacted = await compactBefore(db, new Date(end.getTime() - 7 * DAY_MS));
+      await createNaiveTable(db);
+      await fillNaiveFrom(db, agent.id, METRIC);
+      await sql`vacuum analyze`.execute(db); // as autovacuum would after compaction
+      log(`${backend}: ${compacted} heartbeat rows compacted; timing ${runs} runs of each query`);
+      const filter = { agentId: agent.id, metrics: [METRIC], label: null, from: new Date(end.getTime() - days * DAY_MS), to: end };
+      const ours = await timeRuns(runs, async () => (await summarize(db, filter, 3600)).length);
+      const naive = await timeRuns(runs, async () => (await naiveSummary(db, agent.id, filter.from, filter.to)).rows.length);
+      log(`${backend}: ours p50 ${ours.p50.toFixed(1)} ms (${ours.buckets} buckets), naive p50 ${naive.p50.toFixed(1)} ms (${naive.buckets} buckets)`);
+      rows.push({
+        ...base,
+        figure: ours.p50,
+        baseline: naive.p50,
+        p50Ms: ours.p50,
+        p99Ms: ours.p99,
+        note: ours.buckets === naive.buckets ? undefined : `bucket counts differ: ${ours.buckets} vs naive ${naive.buckets}`,
+      });
+    } finally {
+      await handle.close();
+    }
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  run().then(
+    (rows) => console.log(formatTable(rows)),
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
+}
