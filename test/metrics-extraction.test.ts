@@ -2,7 +2,7 @@
 // labels of per-disk, per-interface and per-gateway metrics, the derived memory percentage, and
 // silence (no sample, no error) for missing or non-numeric fields.
 import { describe, expect, it } from 'vitest';
-import { extractSamples, METRIC_NAMES, type ExtractedSample } from '../src/modules/metrics/extract-samples.js';
+import { MAX_SAMPLES_PER_HEARTBEAT, extractSamples, METRIC_NAMES, type ExtractedSample } from '../src/modules/metrics/extract-samples.js';
 import { fixtureText } from './helpers/fixtures.js';
 
 type Json = Record<string, unknown>;
@@ -67,5 +67,13 @@ describe('forgiving extraction', () => {
       { metric: 'gateway_loss_percent', label: 'WAN', value: 0 },
     ]);
     expect(extractSamples({})).toEqual([]);
+  });
+
+  it('keeps at most MAX_SAMPLES_PER_HEARTBEAT samples, the first in document order', () => {
+    const interfaces = Array.from({ length: 1500 }, (_, i) => ({ name: `vlan${i}`, rx_bytes: i, tx_bytes: i }));
+    const samples = extractSamples({ cpu: { usage_percent: 1 }, network: { interfaces } });
+    expect(samples).toHaveLength(MAX_SAMPLES_PER_HEARTBEAT);
+    expect(samples[0]).toEqual({ metric: 'cpu_usage', label: '', value: 1 });
+    expect(samples.at(-1)!.label).toBe(`vlan${(MAX_SAMPLES_PER_HEARTBEAT - 2) / 2}`);
   });
 });

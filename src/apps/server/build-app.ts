@@ -85,7 +85,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
 
   const agents = new AgentService(deps.db.db, clock, noConnections);
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
-  const heartbeats = new HeartbeatWriter(deps.db.db, [new MetricSampleWriter(new LayoutRegistry(deps.db.db))], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
+  const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
+  const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
   const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {
     retentionDays: deps.config.metricsRetentionDays,

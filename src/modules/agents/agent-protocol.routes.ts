@@ -65,7 +65,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; 
         description:
           'Required top-level fields: agent_id, platform; optional hostname, agent_version, agent_sha256. Everything ' +
           'else is stored untouched and served back by GET /agents/{id}/system. Unknown agent (or outside the key\'s ' +
-          'customer) → 404 AGENT_NOT_REGISTERED. Answered after the heartbeat is stored; 503 when it could not be. ' +
+          'customer) → 404 AGENT_NOT_REGISTERED. Answered after the heartbeat and its metric samples (contract §2; at ' +
+          'most 2,000 per heartbeat, the first in document order) are stored; 503 when they could not be. ' +
           'update_available is true when an update was requested for the agent and firmware for its platform exists ' +
           'whose sha256 differs from agent_sha256 (firmware distribution arrives with its own feature).',
         tags,
