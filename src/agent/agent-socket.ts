@@ -1,0 +1,163 @@
+// The agent side of the agent WebSocket (contract §5): holds one connection, reconnects with exponential
+// backoff and jitter (reset after a connection that stayed up long enough), and drops a connection on
+// which the server has been silent too long. It carries text frames; what they mean is the caller's.
+import WebSocket from 'ws';
+import { MAX_MESSAGE_BYTES } from '../modules/agent-hub/agent-protocol.js';
+
+export interface BackoffOptions {
+  /** First reconnect delay; doubles per failed attempt. */
+  initialMs: number;
+  maxMs: number;
+  /** A connection that lasted at least this long resets the delay to initialMs. */
+  stableAfterMs: number;
+  /** 0..1; the delay is scaled by 0.8 + 0.4 * random(). */
+  random: () => number;
+}
+
+export type SocketEvent =
+  | { type: 'connected'; url: string }
+  | { type: 'disconnected'; code: number; reason: string; durationMs: number }
+  | { type: 'reconnect_scheduled'; attempt: number; delayMs: number }
+  | { type: 'error'; message: string; status: number | null }
+  | { type: 'silent'; silentMs: number };
+
+export interface AgentSocketOptions {
+  /** Called before each attempt (the agent id may change after a re-registration). */
+  url: () => string;
+  apiKey: string;
+  backoff: BackoffOptions;
+  /** No ping or message from the server for this long: terminate and reconnect. */
+  silenceTimeoutMs: number;
+  /** Runs before each attempt; a rejection counts as a failed attempt. */
+  beforeConnect?: () => Promise<void>;
+  onText: (text: string) => void;
+  onBinary?: (data: Buffer) => void;
+  onEvent: (event: SocketEvent) => void;
+}
+
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+const CLOSE_GRACE_MS = 2_000;
+
+export class AgentSocket {
+  private ws: WebSocket | null = null;
+  private running = false;
+  private failures = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private silenceTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: AgentSocketOptions) {}
+
+  get connected(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** Starts connecting; from now on a lost connection is re-established until stop(). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.failures = 0;
+    void this.attempt();
+  }
+
+  /** Closes the connection and stops reconnecting. Resolves when the socket is closed. */
+  async stop(code = 1000, reason = 'agent stopping'): Promise<void> {
+    this.running = false;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      const force = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+      ws.once('close', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      else ws.close(code, reason);
+    });
+  }
+
+  /** Sends one text frame; false when no connection is open (the frame is lost). */
+  send(text: string): boolean {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(text);
+    return true;
+  }
+
+  private async attempt(): Promise<void> {
+    this.reconnectTimer = undefined;
+    if (!this.running) return;
+    try {
+      await this.options.beforeConnect?.();
+    } catch (err) {
+      this.options.onEvent({ type: 'error', message: (err as Error).message, status: null });
+      this.scheduleReconnect();
+      return;
+    }
+    if (!this.running) return;
+    const url = this.options.url();
+    const ws = new WebSocket(url, {
+      headers: { 'X-API-Key': this.options.apiKey },
+      maxPayload: MAX_MESSAGE_BYTES,
+      handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    });
+    this.ws = ws;
+    let openedAt: number | null = null;
+
+    ws.on('open', () => {
+      openedAt = Date.now();
+      this.armSilenceTimer(ws);
+      this.options.onEvent({ type: 'connected', url });
+    });
+    const heard = () => {
+      if (this.ws === ws) this.silenceTimer?.refresh();
+    };
+    ws.on('ping', heard);
+    ws.on('pong', heard);
+    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+      heard();
+      const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      if (isBinary) this.options.onBinary?.(buffer);
+      else this.options.onText(buffer.toString('utf8'));
+    });
+    ws.on('error', (err) => {
+      const status = /Unexpected server response: (\d+)/.exec(err.message)?.[1];
+      this.options.onEvent({ type: 'error', message: err.message, status: status ? Number(status) : null });
+    });
+    ws.on('close', (code, reason) => {
+      // Only the current socket may schedule: a late close of a replaced one must not start a second.
+      const current = this.ws === ws;
+      if (current) {
+        this.ws = null;
+        clearTimeout(this.silenceTimer);
+        this.silenceTimer = undefined;
+      }
+      if (openedAt !== null) {
+        const durationMs = Date.now() - openedAt;
+        if (durationMs >= this.options.backoff.stableAfterMs) this.failures = 0;
+        this.options.onEvent({ type: 'disconnected', code, reason: reason.toString(), durationMs });
+      }
+      if (current) this.scheduleReconnect();
+    });
+  }
+
+  private armSilenceTimer(ws: WebSocket): void {
+    clearTimeout(this.silenceTimer);
+    const limit = this.options.silenceTimeoutMs;
+    this.silenceTimer = setTimeout(() => {
+      this.options.onEvent({ type: 'silent', silentMs: limit });
+      ws.terminate();
+    }, limit);
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.running || this.reconnectTimer) return;
+    const { initialMs, maxMs, random } = this.options.backoff;
+    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures, 30));
+    const delayMs = Math.round(Math.min(maxMs, base * (0.8 + 0.4 * random())));
+    this.failures += 1;
+    this.options.onEvent({ type: 'reconnect_scheduled', attempt: this.failures, delayMs });
+    this.reconnectTimer = setTimeout(() => void this.attempt(), delayMs);
+  }
+}

@@ -1,0 +1,297 @@
+// One reference agent instance: registers, sends heartbeats on an interval, holds the agent WebSocket and
+// answers commands against its own simulated device. Everything is per instance (state file, timers,
+// sockets), so tests and the fleet simulator can run many in one process; stop() leaves nothing behind.
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { AgentSocket, type BackoffOptions, type SocketEvent } from './agent-socket.js';
+import { recordReboot } from './commands/device.js';
+import { dispatchText } from './commands/index.js';
+import type { CommandContext } from './commands/types.js';
+import { DeviceStateStore, type DeviceState, type Platform } from './device-state.js';
+import { heartbeatDocument } from './heartbeat-document.js';
+import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
+import { SystemInfoCollector } from './system-info.js';
+
+export const AGENT_VERSION = '1.0.0';
+export const DEFAULT_BACKUP_FILE = fileURLToPath(new URL('./assets/sample-config.xml', import.meta.url));
+
+export interface ReferenceAgentOptions {
+  serverUrl: string;
+  apiKey: string;
+  stateFile: string;
+  name?: string;
+  /** Reuse this id (otherwise the one in the state file, otherwise the server assigns one). */
+  agentId?: string;
+  /** Reported hostname; default os.hostname(). */
+  hostname?: string;
+  platform?: Platform;
+  heartbeatIntervalMs?: number;
+  backupFile?: string;
+  /** System data of a heartbeat (without agent_id/platform, which the agent adds). */
+  collectSystem?: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  log?: (line: string) => void;
+  /** How long a simulated reboot keeps the agent away. */
+  rebootDowntimeMs?: number;
+  backoff?: Partial<BackoffOptions>;
+  silenceTimeoutMs?: number;
+  agentVersion?: string;
+}
+
+export interface ReferenceAgentEvents {
+  registered: [agentId: string];
+  heartbeat: [result: { ok: true; answer: HeartbeatAnswer } | { ok: false; error: string }];
+  connected: [];
+  disconnected: [info: { code: number; reason: string }];
+  reconnect_scheduled: [info: { attempt: number; delayMs: number }];
+  command: [info: { id: string; command: string; success: boolean; error?: string }];
+  rebooting: [];
+  rebooted: [];
+}
+
+export function defaultPlatform(): Platform {
+  if (process.platform === 'win32') return 'windows';
+  return process.platform === 'freebsd' ? 'freebsd' : 'linux';
+}
+
+export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
+  readonly platform: Platform;
+  readonly hostname: string;
+  private readonly intervalMs: number;
+  private readonly log: (line: string) => void;
+  private readonly abort = new AbortController();
+  private readonly api: ServerApi;
+  private readonly socket: AgentSocket;
+  private readonly collect: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  private store: DeviceStateStore | null = null;
+  private id: string | null = null;
+  private needsRegistration = true;
+  private started = false;
+  private stopped = false;
+  private rebooting = false;
+  /** Aborted on stop and on a simulated reboot: running commands (exec) end with the "machine". */
+  private commandAbort = new AbortController();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private rebootTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: ReferenceAgentOptions) {
+    super();
+    this.platform = options.platform ?? defaultPlatform();
+    this.hostname = options.hostname ?? os.hostname();
+    this.intervalMs = options.heartbeatIntervalMs ?? 60_000;
+    this.log = options.log ?? (() => undefined);
+    this.api = new ServerApi(options.serverUrl, options.apiKey, this.abort.signal);
+    const collector = new SystemInfoCollector();
+    this.collect = options.collectSystem ?? (() => collector.collect() as unknown as Promise<Record<string, unknown>>);
+    this.socket = new AgentSocket({
+      url: () => agentSocketUrl(options.serverUrl, this.agentId ?? ''),
+      apiKey: options.apiKey,
+      backoff: { initialMs: 1000, maxMs: 60_000, stableAfterMs: 30_000, random: Math.random, ...options.backoff },
+      silenceTimeoutMs: options.silenceTimeoutMs ?? 90_000,
+      beforeConnect: () => (this.needsRegistration ? this.register() : Promise.resolve()),
+      onText: (text) => void this.handleText(text),
+      onBinary: () => this.log('dropped a binary frame: tunnels are not supported by this agent version'),
+      onEvent: (event) => this.onSocketEvent(event),
+    });
+  }
+
+  get agentId(): string | null {
+    return this.id;
+  }
+
+  get connected(): boolean {
+    return this.socket.connected;
+  }
+
+  /** The simulated device as it is now (a copy). */
+  get device(): DeviceState | null {
+    return this.store?.device ?? null;
+  }
+
+  /**
+   * Loads the device state, registers (retrying with backoff while the server is unreachable), sends the
+   * first heartbeat and opens the WebSocket. Resolves once registered, or when stop() came first.
+   */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('agent already started');
+    this.started = true;
+    this.store = await DeviceStateStore.open(this.options.stateFile, { platform: this.platform, node: this.hostname });
+    this.id = this.options.agentId ?? this.store.agentId;
+    await this.registerWithRetry();
+    if (this.stopped) return;
+    this.socket.start();
+    await this.heartbeatTick();
+  }
+
+  /** Closes the socket, cancels timers, requests and running commands; waits for the state file. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort.abort();
+    this.commandAbort.abort();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    clearTimeout(this.heartbeatTimer);
+    clearTimeout(this.rebootTimer);
+    await this.socket.stop();
+    await this.store?.flush();
+    this.log('stopped');
+  }
+
+  /** Sends one heartbeat now (also used by tests); never throws. */
+  async sendHeartbeat(): Promise<boolean> {
+    try {
+      const document = JSON.stringify(await this.heartbeatDocument());
+      let answer: HeartbeatAnswer;
+      try {
+        answer = await this.api.heartbeat(document);
+      } catch (err) {
+        if (!(err instanceof ServerError) || err.status !== 404) throw err;
+        // The server forgot this agent (deleted): register again under the same id, then retry once.
+        this.log('heartbeat: agent unknown to the server, registering again');
+        await this.register();
+        answer = await this.api.heartbeat(JSON.stringify(await this.heartbeatDocument()));
+      }
+      this.emit('heartbeat', { ok: true, answer });
+      return true;
+    } catch (err) {
+      if (this.stopped) return false;
+      const message = (err as Error).message;
+      this.log(`heartbeat failed: ${message}`);
+      this.emit('heartbeat', { ok: false, error: message });
+      return false;
+    }
+  }
+
+  private async heartbeatTick(): Promise<void> {
+    this.heartbeatTimer = undefined;
+    if (this.stopped || this.rebooting) return;
+    await this.sendHeartbeat();
+    if (this.stopped || this.rebooting || this.heartbeatTimer) return;
+    this.heartbeatTimer = setTimeout(() => void this.heartbeatTick(), this.intervalMs);
+  }
+
+  private async heartbeatDocument(): Promise<Record<string, unknown>> {
+    const identity = { agentId: this.id, platform: this.platform, hostname: this.hostname, agentVersion: this.options.agentVersion ?? AGENT_VERSION };
+    return heartbeatDocument(identity, await this.collect(), this.store?.device ?? null);
+  }
+
+  private async register(): Promise<void> {
+    const answer = await this.api.register({
+      ...(this.id ? { agent_id: this.id } : {}),
+      ...(this.options.name ? { name: this.options.name } : {}),
+      hostname: this.hostname,
+      platform: this.platform,
+      agent_version: this.options.agentVersion ?? AGENT_VERSION,
+    });
+    this.id = answer.agent_id;
+    this.needsRegistration = false;
+    await this.store?.setAgentId(answer.agent_id);
+    this.log(`registered as ${answer.agent_id}${answer.pre_registered ? ' (pre-registered record adopted)' : ''}`);
+    this.emit('registered', answer.agent_id);
+  }
+
+  private async registerWithRetry(): Promise<void> {
+    const { initialMs = 1000, maxMs = 60_000 } = this.options.backoff ?? {};
+    for (let attempt = 0; !this.stopped; attempt++) {
+      try {
+        await this.register();
+        return;
+      } catch (err) {
+        if (this.stopped) return;
+        const delay = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
+        this.log(`registration failed: ${(err as Error).message}; retrying in ${(delay / 1000).toFixed(1)} s`);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.timers.delete(timer);
+        this.abort.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.timers.add(timer);
+      this.abort.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private async handleText(text: string): Promise<void> {
+    const ctx: CommandContext = {
+      device: this.store as DeviceStateStore,
+      backupFile: this.options.backupFile ?? DEFAULT_BACKUP_FILE,
+      signal: this.commandAbort.signal,
+      scheduleReboot: (delay) => this.scheduleReboot(delay),
+      now: () => new Date(),
+    };
+    const result = await dispatchText(text, ctx);
+    if (result.kind === 'dropped') {
+      this.log(`dropped a frame from the server: ${result.reason}`);
+      return;
+    }
+    const { frame } = result;
+    const error = frame.success ? undefined : frame.error;
+    this.log(`command ${result.command} (${frame.id}) ${frame.success ? 'ok' : `failed: ${error}`}`);
+    if (!this.socket.send(result.text)) this.log(`answer to ${frame.id} lost: not connected`);
+    this.emit('command', { id: frame.id, command: result.command, success: frame.success, ...(error !== undefined ? { error } : {}) });
+  }
+
+  private onSocketEvent(event: SocketEvent): void {
+    switch (event.type) {
+      case 'connected':
+        this.log('connected');
+        this.emit('connected');
+        break;
+      case 'disconnected': {
+        const why = event.code === 4000 ? ' (replaced by another connection of this agent id)' : '';
+        this.log(`disconnected: code ${event.code}${event.reason ? ` ${event.reason}` : ''}${why}`);
+        this.emit('disconnected', { code: event.code, reason: event.reason });
+        break;
+      }
+      case 'reconnect_scheduled':
+        this.log(`reconnecting in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})`);
+        this.emit('reconnect_scheduled', { attempt: event.attempt, delayMs: event.delayMs });
+        break;
+      case 'error':
+        if (event.status === 404) this.needsRegistration = true;
+        this.log(`websocket error: ${event.message}`);
+        break;
+      case 'silent':
+        this.log(`no ping or message from the server for ${event.silentMs / 1000} s; reconnecting`);
+        break;
+    }
+  }
+
+  private scheduleReboot(delaySeconds: number): void {
+    clearTimeout(this.rebootTimer);
+    this.log(`reboot in ${delaySeconds} s`);
+    this.rebootTimer = setTimeout(() => void this.simulateReboot(), delaySeconds * 1000);
+  }
+
+  /** The device goes away (socket closed, no heartbeats) for rebootDowntimeMs, then comes back. */
+  private async simulateReboot(): Promise<void> {
+    if (this.stopped || this.rebooting) return;
+    this.rebooting = true;
+    this.log('rebooting');
+    this.emit('rebooting');
+    clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    this.commandAbort.abort();
+    this.commandAbort = new AbortController();
+    await this.store?.update((device) => recordReboot(device, new Date())).catch((err: unknown) => this.log(`reboot: ${(err as Error).message}`));
+    await this.socket.stop(1001, 'rebooting');
+    if (this.stopped) return;
+    await this.sleep(this.options.rebootDowntimeMs ?? 5000);
+    if (this.stopped) return;
+    this.rebooting = false;
+    this.log('back from reboot');
+    this.emit('rebooted');
+    this.socket.start();
+    await this.heartbeatTick();
+  }
+}

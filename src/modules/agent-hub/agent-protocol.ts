@@ -1,0 +1,92 @@
+// The agent WebSocket protocol (contract §5), shared by the server's hub and the reference agent: every
+// text frame either side sends or accepts is one of these zod schemas, and binary frames carry tunnel
+// bytes behind a session-id header. A frame that does not parse is dropped by the receiver, never thrown.
+import { z } from 'zod';
+
+/** The largest message either side accepts; a larger one closes the socket with 1009. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+const id = z.string().min(1).max(128);
+const sessionId = z.string().min(1).max(255);
+
+/** Parameters of every command the server can send (contract §5 table). */
+export const commandParams = {
+  exec: z.object({ command: z.string().min(1).max(10_000), timeout: z.number().int().min(1).max(3600) }),
+  update_check: z.object({}),
+  update: z.object({ reboot: z.boolean(), security_only: z.boolean().optional() }),
+  major_update: z.object({ version: z.string().min(1).max(100), reboot: z.boolean() }),
+  reboot: z.object({ delay: z.number().int().min(0).max(86_400) }),
+  backup: z.object({}),
+  vpn_peer_add: z.object({
+    name: z.string().min(1).max(255),
+    server_name: z.string().min(1).max(255),
+    allowed_ips: z.string().min(1).max(1000),
+    dns: z.string().max(255).optional(),
+    endpoint: z.string().max(255).optional(),
+  }),
+  vpn_peer_list: z.object({ server_name: z.string().min(1).max(255).optional() }),
+  vpn_peer_delete: z.object({ uuid: z.string().min(1).max(64) }),
+  hypervisor_action: z.object({
+    action: z.enum(['start', 'stop', 'shutdown']),
+    vmid: z.number().int().min(100),
+    type: z.enum(['vm', 'container']),
+    node: z.string().min(1).max(255).optional(),
+  }),
+  tunnel_connect: z.object({ session_id: sessionId, tunnel_id: z.string().min(1).max(128), target_host: z.string().min(1).max(255), target_port: z.number().int().min(1).max(65_535) }),
+  tunnel_disconnect: z.object({ session_id: sessionId }),
+} as const;
+
+export type AgentCommand = keyof typeof commandParams;
+export type CommandParams<C extends AgentCommand> = z.infer<(typeof commandParams)[C]>;
+export const AGENT_COMMANDS = Object.keys(commandParams) as AgentCommand[];
+
+/** Server → agent. */
+export const commandFrameSchema = z.object({
+  type: z.literal('command'),
+  id,
+  command: z.string().min(1).max(64),
+  params: z.record(z.string(), z.unknown()).default({}),
+});
+export type CommandFrame = z.infer<typeof commandFrameSchema>;
+
+/** Agent → server: the answer to one command (matched by id), or a tunnel session the target closed. */
+export const agentFrameSchema = z.discriminatedUnion('type', [
+  z.discriminatedUnion('success', [
+    z.object({ type: z.literal('response'), id, success: z.literal(true), data: z.unknown().optional() }),
+    z.object({ type: z.literal('response'), id, success: z.literal(false), error: z.string().max(65_536).optional() }),
+  ]),
+  z.object({ type: z.literal('tunnel_closed'), session_id: sessionId }),
+]);
+export type AgentFrame = z.infer<typeof agentFrameSchema>;
+
+/** Data of the answers the server reads fields from; other commands' data is passed through as is. */
+export const execResultSchema = z.object({ exit_code: z.number().int().nullable(), stdout: z.string(), stderr: z.string() });
+export const backupResultSchema = z.object({ content: z.string() });
+
+/**
+ * Parses one text frame. JSON that is not an object of a known shape gives the reason instead, so the
+ * receiver can log and count it.
+ */
+export function parseFrame<T>(schema: z.ZodType<T>, text: string): { ok: true; frame: T } | { ok: false; reason: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const result = schema.safeParse(json);
+  return result.success ? { ok: true, frame: result.data } : { ok: false, reason: result.error.issues[0]?.message ?? 'invalid frame' };
+}
+
+/** Binary tunnel frame: 1 byte session-id length L, L bytes of ASCII session id, then the payload. */
+export function encodeTunnelFrame(session: string, payload: Uint8Array): Buffer {
+  const header = Buffer.from(session, 'ascii');
+  if (header.length === 0 || header.length > 255) throw new RangeError('session id must be 1 to 255 ASCII bytes');
+  return Buffer.concat([Buffer.from([header.length]), header, payload]);
+}
+
+export function decodeTunnelFrame(frame: Buffer): { sessionId: string; payload: Buffer } | null {
+  const length = frame[0];
+  if (length === undefined || length === 0 || frame.length < 1 + length) return null;
+  return { sessionId: frame.subarray(1, 1 + length).toString('ascii'), payload: frame.subarray(1 + length) };
+}
