@@ -4,6 +4,7 @@ import settings from './0001_settings.js';
 import identity from './0002_identity.js';
 import agents from './0003_agents.js';
 import metrics from './0004_metrics.js';
+import configBackups from './0005_config_backups.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -12,4 +13,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0002_identity', identity],
   ['0003_agents', agents],
   ['0004_metrics', metrics],
+  ['0005_config_backups', configBackups],
 ];

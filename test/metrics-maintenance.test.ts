@@ -14,6 +14,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const SAMPLES = 5; // per heartbeat: cpu_usage, uptime_seconds, disk_used_percent '/', gateway_rtt_ms and _loss_percent 'WAN'
 const silent = createLogger({ level: 'silent' });
+/** The server's loops sleeping on its clock: status monitor, metrics maintenance, agent keep-alive. */
+const BACKGROUND_LOOPS = 3;
 
 interface Seeded {
   t: TestApp;
@@ -172,18 +174,18 @@ describe('the running server', () => {
     const server = await buildServerApp({ config: await testConfig(ENV), db: s.t.db, logger: silent, secrets: testSecrets(), clock, bcryptRounds: 4, backgroundJobs: true });
     try {
       await server.ready();
-      // Started: the first pass runs at once, then the maintenance and the status monitor sleep.
+      // Started: the first pass runs at once, then every loop sleeps.
       await vi.waitFor(async () => expect((await stored(s, agent.id)).hourSamples).toBeGreaterThan(0));
-      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(2));
+      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
       await expectKept(s, agent, FIRST_CUTOFF, FIRST_COMPACT_BEFORE);
 
       await clock.advance(HOUR - 60_000); // not yet an hour: nothing woke, nothing changed
-      expect(clock.pendingSleepers).toBe(2);
+      expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS);
       await expectKept(s, agent, FIRST_CUTOFF, FIRST_COMPACT_BEFORE);
 
       await clock.advance(60_000);
       await vi.waitFor(async () => expect((await stored(s, agent.id)).points[0]).toBeGreaterThanOrEqual(FIRST_COMPACT_BEFORE + HOUR));
-      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(2));
+      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
       await expectKept(s, agent, Date.parse('2026-05-02T13:00:00Z'), FIRST_COMPACT_BEFORE + HOUR);
     } finally {
       await server.close();

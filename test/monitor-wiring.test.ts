@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The server's loops sleeping on its clock: the status monitor and the hourly metrics maintenance. */
-const BACKGROUND_LOOPS = 2;
+/** The server's loops sleeping on its clock: the status monitor, the hourly metrics maintenance, the agent keep-alive. */
+const BACKGROUND_LOOPS = 3;
 
 /** One monitor interval: wait until the monitor sleeps again (its last check may still be writing), then move time. */
 async function interval(): Promise<void> {

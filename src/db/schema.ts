@@ -125,6 +125,18 @@ export interface MetricHoursTable {
   value_max: number;
 }
 
+/** One distinct configuration of an agent (contract §7). */
+export interface ConfigBackupsTable {
+  id: Generated<number>;
+  agent_id: string;
+  /** SHA-256 hex of the content's UTF-8 bytes; unique per agent. */
+  hash: string;
+  /** Bytes of the content's UTF-8 encoding. */
+  size: number;
+  content: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -138,4 +150,5 @@ export interface Database {
   metric_layouts: MetricLayoutsTable;
   metric_points: MetricPointsTable;
   metric_hours: MetricHoursTable;
+  config_backups: ConfigBackupsTable;
 }

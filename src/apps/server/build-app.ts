@@ -1,5 +1,6 @@
 // The RMM server as a Fastify app: plugins, then each feature's routes. It never listens; main.ts does,
 // and tests drive it with inject().
+import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
@@ -12,7 +13,15 @@ import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
 import { agentProtocolRoutes } from '../../modules/agents/agent-protocol.routes.js';
 import { agentRoutes } from '../../modules/agents/agents.routes.js';
-import { AgentService, noConnections } from '../../modules/agents/agents.service.js';
+import { AgentHub } from '../../modules/agent-hub/agent-hub.js';
+import { agentSocketRoutes } from '../../modules/agent-hub/agent-hub.ws.js';
+import { MAX_MESSAGE_BYTES } from '../../modules/agent-hub/agent-protocol.js';
+import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
+import { AgentService } from '../../modules/agents/agents.service.js';
+import { backupRoutes } from '../../modules/backups/backups.routes.js';
+import { BackupService } from '../../modules/backups/backups.service.js';
+import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
+import { VpnService } from '../../modules/vpn/vpn.service.js';
 import { eventRoutes } from '../../modules/agents/events.routes.js';
 import { HeartbeatWriter } from '../../modules/agents/heartbeat-writer.js';
 import { LayoutRegistry } from '../../modules/metrics/layouts.js';
@@ -67,6 +76,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // First: its onRequest hook marks upgrade requests, and its onResponse hook destroys the socket of a
+  // refused upgrade. Registered after the auth hook, a 401 left the refused socket open (and shutdown waiting).
+  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
   await app.register(routeAccessPlugin);
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
@@ -83,7 +95,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   await app.register(auditRecorderPlugin, { audit: core.audit });
 
-  const agents = new AgentService(deps.db.db, clock, noConnections);
+  // The hub records connection events through the agent service, which in turn asks the hub who is connected.
+  const hub: AgentHub = new AgentHub(clock, deps.logger, { recordEvent: (id, type, at) => agents.recordConnection(id, type, at) });
+  const agents: AgentService = new AgentService(deps.db.db, clock, hub);
+  app.addHook('onClose', async () => hub.stop());
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
@@ -94,6 +109,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   if (deps.backgroundJobs !== false) {
     app.addHook('onReady', async () => {
+      hub.start();
       monitor.start();
       metricsMaintenance.start();
     });
@@ -114,6 +130,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
       await api.register(agentProtocolRoutes, { agents, heartbeats });
+      await api.register(agentSocketRoutes, { hub, agents });
+      await api.register(commandRoutes, { hub, agents });
+      await api.register(backupRoutes, { backups: new BackupService(deps.db.db, agents, hub, clock) });
+      await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
     },
     { prefix: API_PREFIX },

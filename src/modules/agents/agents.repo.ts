@@ -55,6 +55,12 @@ export function listAgents(db: Db, f: AgentFilter): Promise<AgentRow[]> {
   return query.orderBy('name').orderBy('id').execute();
 }
 
+/** Which of these agents belong to the customer. */
+export async function agentIdsOfCustomer(db: Db, customerId: number, ids: readonly string[]): Promise<string[]> {
+  const rows = await db.selectFrom('agents').select('id').where('customer_id', '=', customerId).where('id', 'in', [...ids]).execute();
+  return rows.map((r) => r.id);
+}
+
 export function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
   return db.selectFrom('agents').select(AGENT_COLUMNS).where('id', '=', id).executeTakeFirst();
 }

@@ -10,13 +10,15 @@ import { AppError } from '../../platform/errors.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import * as repo from './agents.repo.js';
-import { listEvents, type EventFilter } from './events.repo.js';
+import { insertEvents, listEvents, type EventFilter } from './events.repo.js';
 
 export type Agent = repo.AgentRow;
 
 /** Which agents have their WebSocket open; the agent hub provides it. */
 export interface AgentConnections {
   isConnected(agentId: string): boolean;
+  /** Closes the agent's live socket, if any (the agent was deleted). */
+  disconnect(agentId: string): void;
 }
 
 export interface Registration {
@@ -28,7 +30,7 @@ export interface Registration {
 }
 
 /** Until the agent hub is running, no agent counts as connected. */
-export const noConnections: AgentConnections = { isConnected: () => false };
+export const noConnections: AgentConnections = { isConnected: () => false, disconnect: () => undefined };
 
 const notFound = () => new AppError('NOT_FOUND', 'Agent not found');
 
@@ -141,9 +143,33 @@ export class AgentService {
     return listEvents(this.db, { ...filter, scope: scopeOf(caller) });
   }
 
+  /**
+   * Whether the caller may hold this agent's WebSocket (contract §5): unknown agent → 404, an agent of
+   * another customer than the key's scope → 403.
+   */
+  async assertMayConnect(caller: Caller, id: string): Promise<void> {
+    const agent = await repo.findAgent(this.db, id);
+    if (!agent) throw notFound();
+    if (!inScope(caller, agent.customer_id)) throw new AppError('FORBIDDEN', 'This key may not connect as an agent of another customer');
+  }
+
+  /** The items whose agent the caller may see (a scoped key: its customer's agents only). */
+  async filterToScope<T extends { agent_id: string }>(caller: Caller, items: T[]): Promise<T[]> {
+    const scope = scopeOf(caller);
+    if (scope === null || items.length === 0) return items;
+    const visible = new Set(await repo.agentIdsOfCustomer(this.db, scope, items.map((i) => i.agent_id)));
+    return items.filter((i) => visible.has(i.agent_id));
+  }
+
+  /** Records a WebSocket connect or disconnect. */
+  recordConnection(agentId: string, type: 'connected' | 'disconnected', at: Date): Promise<void> {
+    return insertEvents(this.db, [{ agent_id: agentId, type, created_at: at }]);
+  }
+
   async delete(caller: Caller, id: string): Promise<void> {
     await this.get(caller, id);
     await repo.deleteAgent(this.db, id);
+    this.connections.disconnect(id);
   }
 
   private async requireCustomer(caller: Caller, customerId: number): Promise<void> {

@@ -1,0 +1,242 @@
+// The agent hub: one live WebSocket per agent and every command in flight. A command gets an id, waits
+// in the pending map with a timer on the injected clock, and is settled exactly once: by the agent's
+// answer on the socket it was sent on, by its timeout, by that socket closing, or by stop(). Frames that
+// do not parse are dropped and counted; nothing an agent sends can throw into the event loop.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
+import { PeriodicJob } from '../../platform/periodic-job.js';
+import type { AgentConnections } from '../agents/agents.service.js';
+import type { AgentCommander } from './agent-commander.js';
+import { agentFrameSchema, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
+
+/** The part of a `ws` WebSocket the hub uses (tests and the fleet simulator can pass their own). */
+export interface HubSocket {
+  readonly readyState: number;
+  send(data: string | Buffer, cb?: (err?: Error) => void): void;
+  ping(): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
+  on(event: 'pong' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+const OPEN = 1;
+export const CLOSE_REPLACED = 4000;
+export const CLOSE_AGENT_DELETED = 4004;
+
+export type ConnectionEventType = 'connected' | 'disconnected';
+
+export interface AgentHubOptions {
+  pingIntervalMs?: number;
+  /** A socket with no frame and no pong for this long is dropped. */
+  silenceLimitMs?: number;
+  /** Records connected/disconnected events (failures are logged, never thrown). */
+  recordEvent(agentId: string, type: ConnectionEventType, at: Date): Promise<void>;
+}
+
+interface LiveAgent {
+  agentId: string;
+  socket: HubSocket;
+  connectedAt: Date;
+  lastSeen: number;
+  remoteAddress: string;
+}
+
+interface Pending {
+  live: LiveAgent;
+  command: AgentCommand;
+  timer: AbortController;
+  resolve(data: unknown): void;
+  reject(err: AppError): void;
+}
+
+export interface HubStatus {
+  agents: Array<{ agent_id: string; connected_at: string; last_seen: string; remote_address: string; pending_commands: number }>;
+  pending_commands: number;
+  dropped_frames: number;
+  unknown_responses: number;
+}
+
+export class AgentHub implements AgentCommander, AgentConnections {
+  readonly #live = new Map<string, LiveAgent>();
+  readonly #pending = new Map<string, Pending>();
+  readonly #keepAlive: PeriodicJob;
+  readonly #silenceLimitMs: number;
+  #droppedFrames = 0;
+  #unknownResponses = 0;
+  #stopping = false;
+  readonly #recording = new Set<Promise<unknown>>();
+  /** Binary frames and tunnel_closed notices go to the tunnel feature once it registers. */
+  onBinary: (agentId: string, frame: Buffer) => void = () => undefined;
+  onTunnelClosed: (agentId: string, sessionId: string) => void = () => undefined;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: AgentHubOptions,
+  ) {
+    this.#silenceLimitMs = options.silenceLimitMs ?? 90_000;
+    this.#keepAlive = new PeriodicJob('agent keep-alive', clock, options.pingIntervalMs ?? 30_000, logger, async () => this.#pingAll());
+  }
+
+  start(): void {
+    this.#stopping = false;
+    this.#keepAlive.start();
+  }
+
+  /** Rejects every command in flight, closes every socket (1001), and ends the keep-alive loop. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    for (const id of [...this.#pending.keys()]) this.#settle(id, new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down'));
+    // Record the disconnects now (the database closes after the app), then close the sockets.
+    for (const live of [...this.#live.values()]) {
+      this.#detach(live);
+      live.socket.close(1001, 'server shutting down');
+    }
+    await this.#keepAlive.stop();
+    await Promise.all(this.#recording);
+  }
+
+  isConnected(agentId: string): boolean {
+    return this.#live.get(agentId)?.socket.readyState === OPEN;
+  }
+
+  /** Takes over a freshly upgraded socket; an older socket of the same agent is closed with 4000. */
+  attach(agentId: string, socket: HubSocket, remoteAddress: string): void {
+    const live: LiveAgent = { agentId, socket, connectedAt: this.clock.now(), lastSeen: this.clock.now().getTime(), remoteAddress };
+    const previous = this.#live.get(agentId);
+    this.#live.set(agentId, live);
+    socket.on('message', (data, isBinary) => this.#receive(live, data, isBinary));
+    socket.on('pong', () => {
+      live.lastSeen = this.clock.now().getTime();
+    });
+    socket.on('error', (err) => this.logger.debug({ err, agentId }, 'agent socket error'));
+    socket.on('close', () => this.#detach(live));
+    if (previous) previous.socket.close(CLOSE_REPLACED, 'replaced by a new connection');
+    this.#record(agentId, 'connected');
+    if (this.#stopping) socket.close(1001, 'server shutting down');
+  }
+
+  /** Closes the agent's socket (agent deleted); its pending commands fail as disconnected. */
+  disconnect(agentId: string): void {
+    this.#live.get(agentId)?.socket.close(CLOSE_AGENT_DELETED, 'agent deleted');
+  }
+
+  /** Sends a binary frame to the agent; false when it is not connected. */
+  sendBinary(agentId: string, frame: Buffer): boolean {
+    const live = this.#live.get(agentId);
+    if (live?.socket.readyState !== OPEN) return false;
+    live.socket.send(frame);
+    return true;
+  }
+
+  request<C extends AgentCommand>(agentId: string, command: C, params: CommandParams<C>, timeoutMs: number): Promise<unknown> {
+    const live = this.#live.get(agentId);
+    if (this.#stopping) return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down'));
+    if (live?.socket.readyState !== OPEN) {
+      return Promise.reject(new AppError('AGENT_NOT_CONNECTED', 'The agent is not connected'));
+    }
+    const id = randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = new AbortController();
+      this.#pending.set(id, { live, command, timer, resolve, reject });
+      this.clock.sleep(timeoutMs, timer.signal).then(
+        () => this.#settle(id, new AppError('AGENT_TIMEOUT', `The agent did not answer ${command} within ${Math.round(timeoutMs / 1000)} s`)),
+        () => undefined, // settled otherwise; the timer was cancelled
+      );
+      live.socket.send(JSON.stringify({ type: 'command', id, command, params }), (err) => {
+        if (err) this.#settle(id, new AppError('AGENT_DISCONNECTED', 'The agent disconnected before the command was sent'));
+      });
+    });
+  }
+
+  status(): HubStatus {
+    const perAgent = new Map<LiveAgent, number>();
+    for (const p of this.#pending.values()) perAgent.set(p.live, (perAgent.get(p.live) ?? 0) + 1);
+    return {
+      agents: [...this.#live.values()]
+        .map((l) => ({
+          agent_id: l.agentId,
+          connected_at: l.connectedAt.toISOString(),
+          last_seen: new Date(l.lastSeen).toISOString(),
+          remote_address: l.remoteAddress,
+          pending_commands: perAgent.get(l) ?? 0,
+        }))
+        .sort((a, b) => a.agent_id.localeCompare(b.agent_id)),
+      pending_commands: this.#pending.size,
+      dropped_frames: this.#droppedFrames,
+      unknown_responses: this.#unknownResponses,
+    };
+  }
+
+  #receive(live: LiveAgent, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void {
+    live.lastSeen = this.clock.now().getTime();
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    if (isBinary) {
+      this.onBinary(live.agentId, bytes);
+      return;
+    }
+    const parsed = parseFrame(agentFrameSchema, bytes.toString('utf8'));
+    if (!parsed.ok) {
+      this.#droppedFrames++;
+      this.logger.warn({ agentId: live.agentId, reason: parsed.reason }, 'dropped a malformed frame from an agent');
+      return;
+    }
+    const frame = parsed.frame;
+    if (frame.type === 'tunnel_closed') {
+      this.onTunnelClosed(live.agentId, frame.session_id);
+      return;
+    }
+    const pending = this.#pending.get(frame.id);
+    // Only the socket a command went out on may answer it: another agent guessing ids settles nothing.
+    if (!pending || pending.live !== live) {
+      this.#unknownResponses++;
+      this.logger.debug({ agentId: live.agentId, id: frame.id }, 'ignored an answer to no pending command');
+      return;
+    }
+    if (frame.success) this.#settle(frame.id, frame.data ?? null);
+    else this.#settle(frame.id, new AppError('AGENT_ERROR', `The agent reported an error: ${(frame.error ?? 'no reason given').slice(0, 2000)}`));
+  }
+
+  #settle(id: string, outcome: unknown): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    pending.timer.abort();
+    if (outcome instanceof AppError) pending.reject(outcome);
+    else pending.resolve(outcome);
+  }
+
+  #detach(live: LiveAgent): void {
+    for (const [id, p] of this.#pending) {
+      if (p.live === live) this.#settle(id, new AppError('AGENT_DISCONNECTED', `The agent disconnected before answering ${p.command}`));
+    }
+    // A replaced socket closing is not a disconnect: the agent is still there on its new socket.
+    if (this.#live.get(live.agentId) !== live) return;
+    this.#live.delete(live.agentId);
+    this.#record(live.agentId, 'disconnected');
+  }
+
+  #pingAll(): void {
+    const now = this.clock.now().getTime();
+    for (const live of this.#live.values()) {
+      if (now - live.lastSeen > this.#silenceLimitMs) {
+        this.logger.info({ agentId: live.agentId }, 'dropping a silent agent socket');
+        live.socket.terminate();
+      } else if (live.socket.readyState === OPEN) {
+        live.socket.ping();
+      }
+    }
+  }
+
+  #record(agentId: string, type: ConnectionEventType): void {
+    const recording = this.options
+      .recordEvent(agentId, type, this.clock.now())
+      .catch((err: unknown) => this.logger.warn({ err, agentId, type }, 'could not record a connection event'))
+      .finally(() => this.#recording.delete(recording));
+    this.#recording.add(recording);
+  }
+}
