@@ -41,9 +41,13 @@ export const commandRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: Agent
         },
       },
       async (request) => {
-        const agent = await agents.get(callerOf(request), request.params.id);
+        const caller = callerOf(request);
+        const agentId = request.params.id;
+        // A connected agent exists (deleting one closes its socket), so an unscoped caller needs no
+        // lookup; a scoped caller's access, and a disconnected agent's 404-or-409, need the row.
+        if (scopeOf(caller) !== null || !hub.isConnected(agentId)) await agents.get(caller, agentId);
         const body = request.body as never;
-        const data = await hub.request(agent.id, spec.command, body as CommandParams<typeof spec.command>, spec.waitMs(body));
+        const data = await hub.request(agentId, spec.command, body as CommandParams<typeof spec.command>, spec.waitMs(body));
         if (!spec.answer) return data ?? {};
         const checked = spec.answer.safeParse(data);
         if (!checked.success) throw new AppError('AGENT_ERROR', `The agent's answer to ${spec.command} is malformed`);
