@@ -122,7 +122,11 @@ export class AgentHub implements AgentCommander, AgentConnections {
 
   /** Closes the agent's socket (agent deleted); its pending commands fail as disconnected. */
   disconnect(agentId: string): void {
-    this.#live.get(agentId)?.socket.close(CLOSE_AGENT_DELETED, 'agent deleted');
+    const live = this.#live.get(agentId);
+    if (!live) return;
+    // Forgotten first: a deleted agent gets no `disconnected` event (its events are gone with it).
+    this.#live.delete(agentId);
+    live.socket.close(CLOSE_AGENT_DELETED, 'agent deleted');
   }
 
   /** Sends a binary frame to the agent; false when it is not connected. */
