@@ -4,6 +4,7 @@ import type { AuditLogTable, Database } from '../../db/schema.js';
 
 /** What a caller records: everything but the id and the time, which the log assigns. */
 export type AuditRecord = Omit<Insertable<AuditLogTable>, 'id' | 'time'>;
+export type AuditEntry = Insertable<AuditLogTable>;
 export type AuditEntryRow = { id: number; time: Date } & AuditRecord;
 
 export interface AuditFilter {
@@ -14,8 +15,8 @@ export interface AuditFilter {
   to?: Date | undefined;
 }
 
-export async function insertAuditEntry(db: Kysely<Database>, entry: Insertable<AuditLogTable>): Promise<void> {
-  await db.insertInto('audit_log').values(entry).execute();
+export async function insertAuditEntries(db: Kysely<Database>, entries: ReadonlyArray<Insertable<AuditLogTable>>): Promise<void> {
+  if (entries.length > 0) await db.insertInto('audit_log').values([...entries]).execute();
 }
 
 export function listAuditEntries(db: Kysely<Database>, filter: AuditFilter) {
