@@ -1,6 +1,6 @@
 // The agent side of the agent WebSocket (contract §5): holds one connection, reconnects with exponential
 // backoff and jitter (reset after a connection that stayed up long enough), and drops a connection on
-// which the server has been silent too long. It carries text frames; what they mean is the caller's.
+// which the server has been silent too long. It carries text and binary frames; what they mean is the caller's.
 import WebSocket from 'ws';
 import { MAX_MESSAGE_BYTES } from '../modules/agent-hub/agent-protocol.js';
 
@@ -32,6 +32,8 @@ export interface AgentSocketOptions {
   beforeConnect?: () => Promise<void>;
   onText: (text: string) => void;
   onBinary?: (data: Buffer) => void;
+  /** The new connection is open (tunnels send binary frames and apply backpressure on it directly). */
+  onOpen?: (ws: WebSocket) => void;
   onEvent: (event: SocketEvent) => void;
 }
 
@@ -108,6 +110,7 @@ export class AgentSocket {
     ws.on('open', () => {
       openedAt = Date.now();
       this.armSilenceTimer(ws);
+      this.options.onOpen?.(ws);
       this.options.onEvent({ type: 'connected', url });
     });
     const heard = () => {

@@ -12,6 +12,7 @@ import { DeviceStateStore, type DeviceState, type Platform } from './device-stat
 import { heartbeatDocument } from './heartbeat-document.js';
 import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
 import { SystemInfoCollector } from './system-info.js';
+import { TunnelSessions } from './tunnel-sessions.js';
 
 export const AGENT_VERSION = '1.0.0';
 export const DEFAULT_BACKUP_FILE = fileURLToPath(new URL('./assets/sample-config.xml', import.meta.url));
@@ -50,8 +51,7 @@ export interface ReferenceAgentEvents {
 }
 
 export function defaultPlatform(): Platform {
-  if (process.platform === 'win32') return 'windows';
-  return process.platform === 'freebsd' ? 'freebsd' : 'linux';
+  return process.platform === 'win32' ? 'windows' : process.platform === 'freebsd' ? 'freebsd' : 'linux';
 }
 
 export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
@@ -62,6 +62,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   private readonly abort = new AbortController();
   private readonly api: ServerApi;
   private readonly socket: AgentSocket;
+  private readonly tunnels = new TunnelSessions({ log: (line) => this.log(line) });
   private readonly collect: () => Promise<Record<string, unknown>> | Record<string, unknown>;
   private store: DeviceStateStore | null = null;
   private id: string | null = null;
@@ -91,7 +92,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       silenceTimeoutMs: options.silenceTimeoutMs ?? 90_000,
       beforeConnect: () => (this.needsRegistration ? this.register() : Promise.resolve()),
       onText: (text) => void this.handleText(text),
-      onBinary: () => this.log('dropped a binary frame: tunnels are not supported by this agent version'),
+      onBinary: (data) => this.tunnels.handleBinary(data),
+      onOpen: (ws) => this.tunnels.attach(ws),
       onEvent: (event) => this.onSocketEvent(event),
     });
   }
@@ -132,8 +134,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.commandAbort.abort();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    clearTimeout(this.heartbeatTimer);
-    clearTimeout(this.rebootTimer);
+    for (const timer of [this.heartbeatTimer, this.rebootTimer]) clearTimeout(timer);
     await this.socket.stop();
     await this.store?.flush();
     this.log('stopped');
@@ -228,6 +229,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       signal: this.commandAbort.signal,
       scheduleReboot: (delay) => this.scheduleReboot(delay),
       now: () => new Date(),
+      tunnels: this.tunnels,
     };
     const result = await dispatchText(text, ctx);
     if (result.kind === 'dropped') {

@@ -1,14 +1,18 @@
-// tunnel_connect / tunnel_disconnect: not implemented by this agent version yet. Kept as one small
-// module so the tunnel feature can replace it without touching the command table's other entries.
+// tunnel_connect / tunnel_disconnect (contract §5): thin handlers over the agent's TunnelSessions, which
+// owns the target sockets and the binary frames. Without tunnel support in the context they refuse.
 import type { CommandParams } from '../../modules/agent-hub/agent-protocol.js';
-import { CommandError } from './types.js';
+import { CommandError, type CommandContext } from './types.js';
 
 export const TUNNELS_UNSUPPORTED = 'tunnels are not supported by this agent version';
 
-export async function tunnelConnect(_params: CommandParams<'tunnel_connect'>): Promise<never> {
-  throw new CommandError(TUNNELS_UNSUPPORTED);
+export async function tunnelConnect(params: CommandParams<'tunnel_connect'>, ctx: CommandContext): Promise<Record<string, never>> {
+  if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
+  await ctx.tunnels.connect(params);
+  return {};
 }
 
-export async function tunnelDisconnect(_params: CommandParams<'tunnel_disconnect'>): Promise<never> {
-  throw new CommandError(TUNNELS_UNSUPPORTED);
+export async function tunnelDisconnect(params: CommandParams<'tunnel_disconnect'>, ctx: CommandContext): Promise<Record<string, never>> {
+  if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
+  ctx.tunnels.disconnect(params.session_id);
+  return {};
 }

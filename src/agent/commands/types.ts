@@ -2,6 +2,7 @@
 // the protocol's command names (agent-protocol.ts); each receives already validated params.
 import type { AgentCommand, CommandParams } from '../../modules/agent-hub/agent-protocol.js';
 import type { DeviceStateStore } from '../device-state.js';
+import type { TunnelSessions } from '../tunnel-sessions.js';
 
 export interface CommandContext {
   /** The simulated device of this agent instance. */
@@ -13,6 +14,8 @@ export interface CommandContext {
   /** Simulates a reboot `delaySeconds` after the answer was sent. */
   scheduleReboot(delaySeconds: number): void;
   now(): Date;
+  /** The agent's tunnel sessions; without it tunnel commands are refused as unsupported. */
+  tunnels?: TunnelSessions;
 }
 
 /** Resolves with the answer's `data`; a rejection becomes `success:false` with the error's message. */

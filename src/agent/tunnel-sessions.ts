@@ -1,0 +1,207 @@
+// The agent side of tunnels (contract §5, §8): one TCP connection to a target per session id, bytes carried
+// in binary frames over the agent WebSocket, and backpressure both ways so neither side buffers without
+// bound. One instance per agent; sessions live on the WebSocket they were opened on and die with it.
+import net from 'node:net';
+import WebSocket from 'ws';
+import { MAX_MESSAGE_BYTES, decodeTunnelFrame, encodeTunnelFrame, type CommandParams } from '../modules/agent-hub/agent-protocol.js';
+import { CommandError } from './commands/types.js';
+
+export interface TunnelSessionsOptions {
+  /** A target that has not accepted the connection by then fails the tunnel_connect (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Target reading pauses while the WebSocket has more than this queued (default 1 MiB) … */
+  highWaterBytes?: number;
+  /** … and resumes once it is below this (default 256 KiB). */
+  lowWaterBytes?: number;
+  /** How often bufferedAmount is checked while a target is paused (default 5 ms). */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+interface Session {
+  id: string;
+  ws: WebSocket;
+  target: net.Socket;
+  /** Reading from the target is paused until the WebSocket drains. */
+  paused: boolean;
+  /** A write to the target returned false; the WebSocket is paused until the target drains. */
+  blocking: boolean;
+}
+
+export class TunnelSessions {
+  private readonly sessions = new Map<string, Session>();
+  private ws: WebSocket | null = null;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly connectTimeoutMs: number;
+  private readonly highWater: number;
+  private readonly lowWater: number;
+  private readonly pollMs: number;
+  private readonly log: (line: string) => void;
+
+  constructor(options: TunnelSessionsOptions = {}) {
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.highWater = options.highWaterBytes ?? 1024 * 1024;
+    this.lowWater = options.lowWaterBytes ?? 256 * 1024;
+    this.pollMs = options.pollMs ?? 5;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Number of open (or connecting) sessions. */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** True while reading from the WebSocket is paused because a target does not keep up. */
+  get inboundPaused(): boolean {
+    return [...this.sessions.values()].some((s) => s.blocking);
+  }
+
+  /** True while reading from this session's target is paused because the WebSocket does not drain. */
+  isTargetPaused(sessionId: string): boolean {
+    return this.sessions.get(sessionId)?.paused ?? false;
+  }
+
+  /** Uses `ws` from now on; when it closes, every session opened on it is destroyed. */
+  attach(ws: WebSocket): void {
+    this.ws = ws;
+    ws.once('close', () => {
+      if (this.ws === ws) this.ws = null;
+      this.closeAll(ws);
+    });
+  }
+
+  /** tunnel_connect: resolves once the target accepted the connection; rejects with the reason otherwise. */
+  connect(params: CommandParams<'tunnel_connect'>): Promise<void> {
+    const { session_id: id, target_host: host, target_port: port } = params;
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new CommandError('not connected to the server'));
+    if (this.sessions.has(id)) return Promise.reject(new CommandError(`tunnel session ${id} already exists`));
+    // Reading starts only after the answer went out, so no data frame precedes the `{}` answer.
+    const target = net.connect({ host, port, noDelay: true });
+    target.pause();
+    const session: Session = { id, ws, target, paused: false, blocking: false };
+    this.sessions.set(id, session);
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const fail = (reason: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.forget(session);
+        target.destroy();
+        reject(new CommandError(`cannot connect to ${host}:${port}: ${reason}`));
+      };
+      const timer = setTimeout(() => fail(`timed out after ${this.connectTimeoutMs / 1000} s`), this.connectTimeoutMs);
+      target.on('error', (err) => fail(err.message));
+      target.once('close', () => fail('the session was closed while connecting'));
+      target.once('connect', () => {
+        if (this.sessions.get(id) !== session || ws.readyState !== WebSocket.OPEN) return fail('the server connection closed');
+        settled = true;
+        clearTimeout(timer);
+        target.removeAllListeners('error').removeAllListeners('close');
+        this.wire(session);
+        resolve();
+        setImmediate(() => {
+          if (!session.paused && !target.destroyed) target.resume();
+        });
+      });
+    });
+  }
+
+  /** tunnel_disconnect: the server ended the session; no tunnel_closed is sent for it. */
+  disconnect(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.forget(session);
+    session.target.destroy();
+  }
+
+  /** One binary frame from the server: its payload goes to the session's target; bad frames are dropped. */
+  handleBinary(frame: Buffer): void {
+    const decoded = decodeTunnelFrame(frame);
+    const session = decoded ? this.sessions.get(decoded.sessionId) : undefined;
+    if (!decoded || !session) {
+      this.log(decoded ? `dropped a tunnel frame for unknown session ${decoded.sessionId}` : 'dropped a malformed tunnel frame');
+      return;
+    }
+    if (decoded.payload.length === 0 || session.target.destroyed) return;
+    if (session.target.write(decoded.payload) || session.blocking) return;
+    session.blocking = true;
+    session.ws.pause();
+    session.target.once('drain', () => this.unblock(session));
+  }
+
+  /** Destroys every session (of `ws` only, when given). */
+  closeAll(ws?: WebSocket): void {
+    for (const session of [...this.sessions.values()]) {
+      if (ws && session.ws !== ws) continue;
+      this.forget(session);
+      session.target.destroy();
+    }
+  }
+
+  private wire(session: Session): void {
+    const { target, id } = session;
+    const maxPayload = MAX_MESSAGE_BYTES - 1 - Buffer.byteLength(id, 'ascii');
+    target.on('data', (chunk: Buffer) => {
+      for (let offset = 0; offset < chunk.length; offset += maxPayload) {
+        this.sendFrame(session, chunk.subarray(offset, offset + maxPayload));
+      }
+    });
+    target.on('error', (err) => this.log(`tunnel session ${id}: ${err.message}`));
+    target.on('close', () => {
+      if (this.sessions.get(id) !== session) return; // disconnected by the server or the WebSocket closed
+      this.forget(session);
+      if (session.ws.readyState === WebSocket.OPEN) session.ws.send(JSON.stringify({ type: 'tunnel_closed', session_id: id }));
+    });
+  }
+
+  private sendFrame(session: Session, payload: Buffer): void {
+    const { ws, target } = session;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.send(encodeTunnelFrame(session.id, payload));
+    if (ws.bufferedAmount > this.highWater && !session.paused) {
+      session.paused = true;
+      target.pause();
+      this.armPoll();
+    }
+  }
+
+  /** While any target is paused, checks the WebSockets' queues and resumes targets whose queue drained. */
+  private armPoll(): void {
+    if (this.pollTimer) return;
+    this.pollTimer = setInterval(() => {
+      let stillPaused = false;
+      for (const session of this.sessions.values()) {
+        if (!session.paused) continue;
+        if (session.ws.readyState === WebSocket.OPEN && session.ws.bufferedAmount >= this.lowWater) {
+          stillPaused = true;
+          continue;
+        }
+        session.paused = false;
+        session.target.resume();
+      }
+      if (!stillPaused) this.stopPoll();
+    }, this.pollMs);
+  }
+
+  private stopPoll(): void {
+    clearInterval(this.pollTimer);
+    this.pollTimer = undefined;
+  }
+
+  /** A blocking target drained (or went away): read from its WebSocket again unless another one still blocks. */
+  private unblock(session: Session): void {
+    if (!session.blocking) return;
+    session.blocking = false;
+    const others = [...this.sessions.values()].some((s) => s !== session && s.ws === session.ws && s.blocking);
+    if (!others && session.ws.readyState === WebSocket.OPEN) session.ws.resume();
+  }
+
+  private forget(session: Session): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    this.unblock(session);
+    session.paused = false;
+    if (![...this.sessions.values()].some((s) => s.paused)) this.stopPoll();
+  }
+}
