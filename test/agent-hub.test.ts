@@ -3,6 +3,7 @@
 // replacement (4000) and deletion (4004), connection state and events, hub status scope, and keep-alive.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../src/platform/clock.js';
+import { BACKGROUND_LOOPS } from './helpers/app.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveAgent, type LiveServer } from './helpers/live-agent.js';
@@ -197,8 +198,6 @@ describe('device commands with the reference agent', () => {
 
 describe('keep-alive on the server clock', () => {
   const kaClock = new FakeClock('2026-03-02T12:00:00Z');
-  /** The server's loops sleeping on its clock: status monitor, metrics maintenance, agent keep-alive. */
-  const BACKGROUND_LOOPS = 3;
   let ka: LiveServer;
   beforeAll(async () => {
     ka = await startLiveServer({ clock: kaClock, backgroundJobs: true });

@@ -7,15 +7,13 @@ import { ConfigError, loadConfig } from '../src/config/env.js';
 import { MetricsMaintenance } from '../src/modules/metrics/maintenance.js';
 import { FakeClock } from '../src/platform/clock.js';
 import { createLogger } from '../src/platform/logger.js';
-import { buildTestApp, testConfig, testSecrets, type TestApp } from './helpers/app.js';
+import { BACKGROUND_LOOPS, buildTestApp, testConfig, testSecrets, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const SAMPLES = 5; // per heartbeat: cpu_usage, uptime_seconds, disk_used_percent '/', gateway_rtt_ms and _loss_percent 'WAN'
 const silent = createLogger({ level: 'silent' });
-/** The server's loops sleeping on its clock: status monitor, metrics maintenance, agent keep-alive. */
-const BACKGROUND_LOOPS = 3;
 
 interface Seeded {
   t: TestApp;

@@ -2,7 +2,7 @@
 // MONITOR_INTERVAL_SECONDS on the app's clock, and stopped when the app closes.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../src/platform/clock.js';
-import { buildTestApp, type TestApp } from './helpers/app.js';
+import { BACKGROUND_LOOPS, buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
 
 const clock = new FakeClock('2026-06-01T08:00:00Z');
@@ -13,9 +13,6 @@ beforeAll(async () => {
   token = await adminToken(t);
 });
 afterAll(() => t.close());
-
-/** The server's loops sleeping on its clock: the status monitor, the hourly metrics maintenance, the agent keep-alive. */
-const BACKGROUND_LOOPS = 3;
 
 /** One monitor interval: wait until the monitor sleeps again (its last check may still be writing), then move time. */
 async function interval(): Promise<void> {

@@ -60,6 +60,9 @@ const envSchema = z
     MONITOR_INTERVAL_SECONDS: wholeNumber('60', 'seconds', 999_999),
     METRICS_RETENTION_DAYS: wholeNumber('90', 'days', 36_500),
     METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
+    TUNNEL_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
+    TUNNEL_PORT_MIN: port(10000),
+    TUNNEL_PORT_MAX: port(20000),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     ADMIN_PASSWORD: z
@@ -69,6 +72,9 @@ const envSchema = z
       .optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.TUNNEL_PORT_MIN > env.TUNNEL_PORT_MAX) {
+      ctx.addIssue({ code: 'custom', path: ['TUNNEL_PORT_MIN'], message: 'must not be above TUNNEL_PORT_MAX' });
+    }
     // A certificate without its key (or the reverse) would silently serve plain HTTP: refuse it.
     if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) {
       const missing = env.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE';
@@ -91,6 +97,8 @@ export interface Config {
   readonly metricsRetentionDays: number;
   /** Metric samples older than this are compacted (compressed on TimescaleDB). */
   readonly metricsCompressAfterDays: number;
+  /** Where tunnel proxy ports listen, and the range they are taken from. */
+  readonly tunnels: { readonly bindAddress: string; readonly portMin: number; readonly portMax: number };
   /** Unset: generated once and kept in DATA_DIR/jwt-secret. */
   readonly jwtSecret: string | undefined;
   /** Key material for secrets at rest; unset: generated once and kept in DATA_DIR/encryption-key. */
@@ -130,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     monitorIntervalSeconds: e.MONITOR_INTERVAL_SECONDS,
     metricsRetentionDays: e.METRICS_RETENTION_DAYS,
     metricsCompressAfterDays: e.METRICS_COMPRESS_AFTER_DAYS,
+    tunnels: Object.freeze({ bindAddress: e.TUNNEL_BIND_ADDRESS, portMin: e.TUNNEL_PORT_MIN, portMax: e.TUNNEL_PORT_MAX }),
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,

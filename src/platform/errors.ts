@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   AGENT_DISCONNECTED: 502,
   SERVICE_UNAVAILABLE: 503,
   DATABASE_UNAVAILABLE: 503,
+  NO_FREE_PORT: 503,
   AGENT_TIMEOUT: 504,
 } as const satisfies Record<string, number>;
 

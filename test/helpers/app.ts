@@ -69,3 +69,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   };
 }
+
+/**
+ * The loops a server built with `backgroundJobs: true` keeps sleeping on its clock: the status
+ * monitor, the metrics maintenance, the agent keep-alive and the tunnel idle sweep.
+ */
+export const BACKGROUND_LOOPS = 4;

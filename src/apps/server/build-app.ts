@@ -29,6 +29,8 @@ import { MetricsMaintenance } from '../../modules/metrics/maintenance.js';
 import { metricRoutes } from '../../modules/metrics/metrics.routes.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { MetricSampleWriter } from '../../modules/metrics/sample-writer.js';
+import { TunnelManager } from '../../modules/tunnels/tunnel-manager.js';
+import { tunnelRoutes } from '../../modules/tunnels/tunnels.routes.js';
 import { StatusMonitor } from '../../modules/monitor/status-monitor.js';
 import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
 import { auditRoutes } from '../../modules/audit/audit.routes.js';
@@ -98,7 +100,11 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // The hub records connection events through the agent service, which in turn asks the hub who is connected.
   const hub: AgentHub = new AgentHub(clock, deps.logger, { recordEvent: (id, type, at) => agents.recordConnection(id, type, at) });
   const agents: AgentService = new AgentService(deps.db.db, clock, hub);
-  app.addHook('onClose', async () => hub.stop());
+  const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
+  app.addHook('onClose', async () => {
+    await tunnels.stop();
+    await hub.stop();
+  });
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
@@ -110,6 +116,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   if (deps.backgroundJobs !== false) {
     app.addHook('onReady', async () => {
       hub.start();
+      tunnels.start();
       monitor.start();
       metricsMaintenance.start();
     });
@@ -131,7 +138,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(eventRoutes, { agents });
       await api.register(agentProtocolRoutes, { agents, heartbeats });
       await api.register(agentSocketRoutes, { hub, agents });
-      await api.register(commandRoutes, { hub, agents });
+      await api.register(commandRoutes, { hub, agents, tunnels });
+      await api.register(tunnelRoutes, { tunnels, agents });
       await api.register(backupRoutes, { backups: new BackupService(deps.db.db, agents, hub, clock) });
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });

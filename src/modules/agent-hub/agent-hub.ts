@@ -14,6 +14,10 @@ import { agentFrameSchema, parseFrame, type AgentCommand, type CommandParams } f
 /** The part of a `ws` WebSocket the hub uses (tests and the fleet simulator can pass their own). */
 export interface HubSocket {
   readonly readyState: number;
+  /** Bytes queued for sending and not yet handed to the network. */
+  readonly bufferedAmount: number;
+  pause(): void;
+  resume(): void;
   send(data: string | Buffer, cb?: (err?: Error) => void): void;
   ping(): void;
   close(code?: number, reason?: string): void;
@@ -72,6 +76,8 @@ export class AgentHub implements AgentCommander, AgentConnections {
   /** Binary frames and tunnel_closed notices go to the tunnel feature once it registers. */
   onBinary: (agentId: string, frame: Buffer) => void = () => undefined;
   onTunnelClosed: (agentId: string, sessionId: string) => void = () => undefined;
+  /** Called when an agent's live socket is gone (closed, replaced sockets excluded, or deleted). */
+  onAgentGone: (agentId: string) => void = () => undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -127,6 +133,19 @@ export class AgentHub implements AgentCommander, AgentConnections {
     // Forgotten first: a deleted agent gets no `disconnected` event (its events are gone with it).
     this.#live.delete(agentId);
     live.socket.close(CLOSE_AGENT_DELETED, 'agent deleted');
+    this.onAgentGone(agentId);
+  }
+
+  /** Bytes waiting to go out on the agent's socket (0 when not connected): the tunnels' backpressure signal. */
+  bufferedAmount(agentId: string): number {
+    return this.#live.get(agentId)?.socket.bufferedAmount ?? 0;
+  }
+
+  /** Stops or restarts reading the agent's socket, while a tunnel client cannot take more bytes. */
+  setReading(agentId: string, reading: boolean): void {
+    const socket = this.#live.get(agentId)?.socket;
+    if (reading) socket?.resume();
+    else socket?.pause();
   }
 
   /** Sends a binary frame to the agent; false when it is not connected. */
@@ -222,6 +241,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     if (this.#live.get(live.agentId) !== live) return;
     this.#live.delete(live.agentId);
     this.#record(live.agentId, 'disconnected');
+    this.onAgentGone(live.agentId);
   }
 
   #pingAll(): void {

@@ -9,6 +9,7 @@ import { AppError } from '../../platform/errors.js';
 import { agentParams } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { scopeOf } from '../auth/caller.js';
+import type { TunnelManager } from '../tunnels/tunnel-manager.js';
 import type { AgentHub } from './agent-hub.js';
 import type { CommandParams } from './agent-protocol.js';
 import { REST_COMMANDS } from './commands.schemas.js';
@@ -19,13 +20,15 @@ const hubStatusSchema = z.object({
   agents: z.array(
     z.object({ agent_id: z.string(), connected_at: z.string(), last_seen: z.string(), remote_address: z.string(), pending_commands: z.number().int() }),
   ),
-  tunnels: z.array(z.unknown()).describe('Open tunnels (listed once tunnels exist)'),
+  tunnels: z.array(
+    z.object({ tunnel_id: z.string(), agent_id: z.string(), proxy_port: z.number().int(), target_host: z.string(), target_port: z.number().int(), sessions: z.number().int() }),
+  ),
   pending_commands: z.number().int(),
   dropped_frames: z.number().int().describe('Malformed frames from agents dropped since start'),
   unknown_responses: z.number().int().describe('Answers that matched no pending command (late, or for another socket)'),
 });
 
-export const commandRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: AgentService }> = async (app, { hub, agents }) => {
+export const commandRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: AgentService; tunnels: TunnelManager }> = async (app, { hub, agents, tunnels }) => {
   for (const spec of REST_COMMANDS) {
     app.post(
       spec.path,
@@ -68,10 +71,17 @@ export const commandRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: Agent
       },
     },
     async (request) => {
+      const caller = callerOf(request);
       const status = hub.status();
-      const scope = scopeOf(callerOf(request));
-      const visible = scope === null ? status.agents : await agents.filterToScope(callerOf(request), status.agents);
-      return { ...status, agents: visible, tunnels: [] };
+      const open = tunnels.list().map((t) => ({
+        tunnel_id: t.id,
+        agent_id: t.agentId,
+        proxy_port: t.port,
+        target_host: t.targetHost,
+        target_port: t.targetPort,
+        sessions: t.sessions.size,
+      }));
+      return { ...status, agents: await agents.filterToScope(caller, status.agents), tunnels: await agents.filterToScope(caller, open) };
     },
   );
 };

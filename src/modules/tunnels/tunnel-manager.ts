@@ -1,0 +1,232 @@
+// TCP tunnels through agents (contract §8): each tunnel listens on a free port of TUNNEL_PORT_MIN..MAX
+// at TUNNEL_BIND_ADDRESS, and each accepted connection becomes a session that the agent connects to the
+// target (`tunnel_connect`) before bytes flow as binary frames. A tunnel closes on DELETE, when its
+// agent's socket goes away (or the agent is deleted), and after 30 minutes without sessions.
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
+import { PeriodicJob } from '../../platform/periodic-job.js';
+import type { AgentHub } from '../agent-hub/agent-hub.js';
+import { decodeTunnelFrame } from '../agent-hub/agent-protocol.js';
+import { HIGH_WATER, TunnelSession, type CloseReason, type SessionLink } from './tunnel-session.js';
+
+const CONNECT_TIMEOUT_MS = 15_000;
+const IDLE_LIMIT_MS = 30 * 60_000;
+
+export interface TunnelOptions {
+  bindAddress: string;
+  portMin: number;
+  portMax: number;
+}
+
+export interface Tunnel {
+  id: string;
+  agentId: string;
+  port: number;
+  bindAddress: string;
+  targetHost: string;
+  targetPort: number;
+  createdAt: Date;
+  sessions: Map<string, TunnelSession>;
+  /** Bytes of sessions already closed (open sessions count their own). */
+  closedBytesIn: number;
+  closedBytesOut: number;
+  lastActivity: number;
+  server: net.Server;
+}
+
+export class TunnelManager {
+  readonly #tunnels = new Map<string, Tunnel>();
+  /** Sessions of every tunnel by session id, for the agent's frames. */
+  readonly #sessions = new Map<string, { tunnel: Tunnel; session: TunnelSession }>();
+  /** How many sessions hold each agent's socket paused. */
+  readonly #holds = new Map<string, number>();
+  readonly #idleSweep: PeriodicJob;
+
+  constructor(
+    private readonly hub: AgentHub,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: TunnelOptions,
+  ) {
+    hub.onBinary = (agentId, frame) => this.#fromAgent(agentId, frame);
+    hub.onTunnelClosed = (agentId, sessionId) => this.#targetClosed(agentId, sessionId);
+    hub.onAgentGone = (agentId) => this.closeAllOf(agentId);
+    this.#idleSweep = new PeriodicJob('tunnel idle sweep', clock, 60_000, logger, async () => this.#closeIdle());
+  }
+
+  start(): void {
+    this.#idleSweep.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#idleSweep.stop();
+    await Promise.all([...this.#tunnels.values()].map((t) => this.#close(t)));
+  }
+
+  /** Opens a tunnel to `target` through the connected agent. */
+  async open(agentId: string, targetHost: string, targetPort: number): Promise<Tunnel> {
+    if (!this.hub.isConnected(agentId)) throw new AppError('AGENT_NOT_CONNECTED', 'The agent is not connected');
+    const tunnel: Tunnel = {
+      id: randomBytes(8).toString('hex'),
+      agentId,
+      port: 0,
+      bindAddress: this.options.bindAddress,
+      targetHost,
+      targetPort,
+      createdAt: this.clock.now(),
+      sessions: new Map(),
+      closedBytesIn: 0,
+      closedBytesOut: 0,
+      lastActivity: this.clock.now().getTime(),
+      server: net.createServer((socket) => this.accept(tunnel, socket)),
+    };
+    tunnel.port = await this.#listenOnFreePort(tunnel.server);
+    this.#tunnels.set(tunnel.id, tunnel);
+    this.logger.info({ agentId, tunnelId: tunnel.id, port: tunnel.port }, 'tunnel opened');
+    return tunnel;
+  }
+
+  list(agentId?: string): Tunnel[] {
+    return [...this.#tunnels.values()].filter((t) => agentId === undefined || t.agentId === agentId);
+  }
+
+  get(agentId: string, tunnelId: string): Tunnel | undefined {
+    const tunnel = this.#tunnels.get(tunnelId);
+    return tunnel?.agentId === agentId ? tunnel : undefined;
+  }
+
+  async close(agentId: string, tunnelId: string): Promise<boolean> {
+    const tunnel = this.get(agentId, tunnelId);
+    if (!tunnel) return false;
+    await this.#close(tunnel);
+    return true;
+  }
+
+  closeAllOf(agentId: string): void {
+    for (const tunnel of this.list(agentId)) void this.#close(tunnel);
+  }
+
+  /** Bytes in (client → target) and out over the tunnel's life, and bytes held for slow clients now. */
+  bytes(tunnel: Tunnel): { bytesIn: number; bytesOut: number; buffered: number } {
+    let bytesIn = tunnel.closedBytesIn;
+    let bytesOut = tunnel.closedBytesOut;
+    let buffered = 0;
+    for (const s of tunnel.sessions.values()) {
+      bytesIn += s.bytesIn;
+      bytesOut += s.bytesOut;
+      buffered += s.buffered;
+    }
+    return { bytesIn, bytesOut, buffered };
+  }
+
+  /** Starts a session for a client connection (a TCP socket, or a WebSocket stream of the proxy route). */
+  accept(tunnel: Tunnel, client: Duplex): void {
+    if (!this.#tunnels.has(tunnel.id)) {
+      client.destroy();
+      return;
+    }
+    const sessionId = randomBytes(12).toString('hex');
+    const session = new TunnelSession(sessionId, client, this.#linkFor(tunnel.agentId), (s, by) => this.#sessionClosed(tunnel, s, by));
+    tunnel.sessions.set(sessionId, session);
+    this.#sessions.set(sessionId, { tunnel, session });
+    tunnel.lastActivity = this.clock.now().getTime();
+    const params = { session_id: sessionId, tunnel_id: tunnel.id, target_host: tunnel.targetHost, target_port: tunnel.targetPort };
+    this.hub.request(tunnel.agentId, 'tunnel_connect', params, CONNECT_TIMEOUT_MS).then(
+      () => session.start(),
+      (err: unknown) => {
+        this.logger.info({ err, tunnelId: tunnel.id }, 'the agent could not connect a tunnel session');
+        session.close('tunnel');
+      },
+    );
+  }
+
+  #linkFor(agentId: string): SessionLink {
+    return {
+      send: (frame) => this.hub.sendBinary(agentId, frame),
+      queued: () => this.hub.bufferedAmount(agentId),
+      whenDrained: (resume) => this.#whenDrained(agentId, resume),
+      setAgentReading: (reading) => {
+        const before = this.#holds.get(agentId) ?? 0;
+        const after = Math.max(0, before + (reading ? -1 : 1));
+        if (after === 0) this.#holds.delete(agentId);
+        else this.#holds.set(agentId, after);
+        if (before === 0 && after > 0) this.hub.setReading(agentId, false);
+        if (before > 0 && after === 0) this.hub.setReading(agentId, true);
+      },
+    };
+  }
+
+  /** Polls the agent's send queue (the `ws` socket has no drain event of its own). */
+  #whenDrained(agentId: string, resume: () => void): void {
+    const check = () => {
+      if (!this.hub.isConnected(agentId) || this.hub.bufferedAmount(agentId) <= HIGH_WATER / 2) resume();
+      else setTimeout(check, 5);
+    };
+    setTimeout(check, 5);
+  }
+
+  #fromAgent(agentId: string, frame: Buffer): void {
+    const decoded = decodeTunnelFrame(frame);
+    const entry = decoded && this.#sessions.get(decoded.sessionId);
+    if (!decoded || !entry || entry.tunnel.agentId !== agentId) return; // malformed, late or foreign: dropped
+    entry.tunnel.lastActivity = this.clock.now().getTime();
+    entry.session.fromAgent(decoded.payload);
+  }
+
+  #targetClosed(agentId: string, sessionId: string): void {
+    const entry = this.#sessions.get(sessionId);
+    if (entry && entry.tunnel.agentId === agentId) entry.session.close('target');
+  }
+
+  #sessionClosed(tunnel: Tunnel, session: TunnelSession, by: CloseReason): void {
+    tunnel.sessions.delete(session.id);
+    this.#sessions.delete(session.id);
+    tunnel.closedBytesIn += session.bytesIn;
+    tunnel.closedBytesOut += session.bytesOut;
+    tunnel.lastActivity = this.clock.now().getTime();
+    if (by !== 'target' && this.hub.isConnected(tunnel.agentId)) {
+      // Fire and forget: the agent closes its side; its answer changes nothing here.
+      this.hub.request(tunnel.agentId, 'tunnel_disconnect', { session_id: session.id }, CONNECT_TIMEOUT_MS).catch(() => undefined);
+    }
+  }
+
+  async #close(tunnel: Tunnel): Promise<void> {
+    if (!this.#tunnels.delete(tunnel.id)) return;
+    for (const session of [...tunnel.sessions.values()]) session.close('tunnel');
+    await new Promise<void>((resolve) => tunnel.server.close(() => resolve()));
+    this.logger.info({ agentId: tunnel.agentId, tunnelId: tunnel.id }, 'tunnel closed');
+  }
+
+  #closeIdle(): void {
+    const now = this.clock.now().getTime();
+    for (const tunnel of this.#tunnels.values()) {
+      if (tunnel.sessions.size === 0 && now - tunnel.lastActivity >= IDLE_LIMIT_MS) void this.#close(tunnel);
+    }
+  }
+
+  /** Listens on the first free port from a random start in the range, so tunnels spread out. */
+  async #listenOnFreePort(server: net.Server): Promise<number> {
+    const { portMin, portMax, bindAddress } = this.options;
+    const span = portMax - portMin + 1;
+    const start = Math.floor(Math.random() * span);
+    const inUse = new Set([...this.#tunnels.values()].map((t) => t.port));
+    for (let i = 0; i < span; i++) {
+      const port = portMin + ((start + i) % span);
+      if (inUse.has(port)) continue;
+      const bound = await new Promise<boolean>((resolve) => {
+        const onError = () => resolve(false);
+        server.once('error', onError);
+        server.listen({ port, host: bindAddress, exclusive: true }, () => {
+          server.off('error', onError);
+          resolve(true);
+        });
+      });
+      if (bound) return port;
+    }
+    throw new AppError('NO_FREE_PORT', `No free tunnel port between ${portMin} and ${portMax}`);
+  }
+}

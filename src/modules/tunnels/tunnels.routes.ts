@@ -1,0 +1,99 @@
+// POST /agents/{id}/tunnel, GET /agents/{id}/tunnels, DELETE /agents/{id}/tunnel/{tid} (contract §8).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { AppError } from '../../platform/errors.js';
+import { agentIdSchema, agentParams } from '../agents/agents.schemas.js';
+import type { AgentService } from '../agents/agents.service.js';
+import type { Tunnel, TunnelManager } from './tunnel-manager.js';
+
+const tags = ['tunnels'];
+
+const tunnelSchema = z.object({
+  tunnel_id: z.string(),
+  agent_id: z.string(),
+  proxy_port: z.number().int(),
+  bind_address: z.string(),
+  target_host: z.string(),
+  target_port: z.number().int(),
+  created_at: z.string(),
+  proxy_path: z.string().describe('WebSocket path that carries one session per connection, for clients that cannot reach proxy_port'),
+});
+const tunnelWithTrafficSchema = tunnelSchema.extend({
+  sessions: z.number().int(),
+  bytes_in: z.number().int().describe('Client → target bytes'),
+  bytes_out: z.number().int().describe('Target → client bytes'),
+  buffered_bytes: z.number().int().describe('Bytes the server holds for clients slower than their target right now (bounded by backpressure)'),
+});
+
+const openBody = z.object({
+  target_host: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'must be a host name or an IP address'),
+  target_port: z.number().int().min(1).max(65_535),
+});
+
+export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agents: AgentService }> = async (app, { tunnels, agents }) => {
+  const dto = (t: Tunnel) => ({
+    tunnel_id: t.id,
+    agent_id: t.agentId,
+    proxy_port: t.port,
+    bind_address: t.bindAddress,
+    target_host: t.targetHost,
+    target_port: t.targetPort,
+    created_at: t.createdAt.toISOString(),
+    proxy_path: `/api/v1/proxy/${t.id}`,
+  });
+
+  app.post(
+    '/agents/:id/tunnel',
+    {
+      config: { access: 'write', audit: 'tunnel.open' },
+      schema: {
+        summary: 'Open a TCP tunnel to a target reachable from the agent',
+        description:
+          'Listens on a free port of TUNNEL_PORT_MIN..TUNNEL_PORT_MAX at TUNNEL_BIND_ADDRESS; every connection there is one session through the agent. Not connected → 409; no free port → 503 NO_FREE_PORT. The tunnel closes on DELETE, when the agent disconnects or is deleted, and after 30 minutes without sessions.',
+        tags,
+        params: agentParams,
+        body: openBody,
+        response: { 201: tunnelSchema },
+      },
+    },
+    async (request, reply) => {
+      const agent = await agents.get(callerOf(request), request.params.id);
+      const tunnel = await tunnels.open(agent.id, request.body.target_host, request.body.target_port);
+      return reply.code(201).send(dto(tunnel));
+    },
+  );
+
+  app.get(
+    '/agents/:id/tunnels',
+    {
+      config: { access: 'read' },
+      schema: { summary: 'Open tunnels of the agent, with sessions and bytes', tags, params: agentParams, response: { 200: z.array(tunnelWithTrafficSchema) } },
+    },
+    async (request) => {
+      const agent = await agents.get(callerOf(request), request.params.id);
+      return tunnels.list(agent.id).map((t) => {
+        const { bytesIn, bytesOut, buffered } = tunnels.bytes(t);
+        return { ...dto(t), sessions: t.sessions.size, bytes_in: bytesIn, bytes_out: bytesOut, buffered_bytes: buffered };
+      });
+    },
+  );
+
+  app.delete(
+    '/agents/:id/tunnel/:tid',
+    {
+      config: { access: 'write', audit: 'tunnel.close' },
+      schema: {
+        summary: 'Close a tunnel and all its sessions',
+        tags,
+        params: z.object({ id: agentIdSchema, tid: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a tunnel id') }),
+        response: { 200: z.object({ closed: z.literal(true) }) },
+      },
+    },
+    async (request) => {
+      const agent = await agents.get(callerOf(request), request.params.id);
+      if (!(await tunnels.close(agent.id, request.params.tid))) throw new AppError('NOT_FOUND', 'Tunnel not found');
+      return { closed: true as const };
+    },
+  );
+};
