@@ -12,7 +12,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import WebSocket, { WebSocketServer } from 'ws';
 import { buildServerApp } from '../src/apps/server/build-app.js';
@@ -22,7 +21,7 @@ import type { DbHandle } from '../src/db/create-db.js';
 import { systemClock } from '../src/platform/clock.js';
 import { createLogger } from '../src/platform/logger.js';
 import { backendsFrom, openBackend, percentiles, positiveNumber } from './lib/backends.js';
-import { formatTable, type BenchRow } from './lib/table.js';
+import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'command-roundtrip';
 const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
@@ -131,12 +130,4 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  run().then(
-    (rows) => console.log(formatTable(rows)),
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
-}
+runWhenMain(import.meta.url, () => run());

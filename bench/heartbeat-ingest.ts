@@ -12,7 +12,6 @@
 // BENCH_DATABASE_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres; `off`
 // skips), BENCH_FIXTURE (heartbeat JSON, default ../shared/fixtures/heartbeat-freebsd.json).
 import { randomBytes } from 'node:crypto';
-import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import type { DbHandle } from '../src/db/create-db.js';
 import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
@@ -20,7 +19,7 @@ import type { Backend } from './lib/databases.js';
 import { DEFAULT_FIXTURE } from './lib/heartbeat-body.js';
 import { measure, type LoadRequest, type Measurement } from './lib/load.js';
 import { HEARTBEAT_PATH, startBaseline, startRmmServer, type Server } from './lib/servers.js';
-import { formatTable, type BenchRow } from './lib/table.js';
+import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'heartbeat-ingest';
 
@@ -146,12 +145,4 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  run().then(
-    (rows) => console.log(formatTable(rows)),
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
-}
+runWhenMain(import.meta.url, () => run());

@@ -7,12 +7,11 @@
 //
 // Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_STORAGE_AGENTS (10),
 // BENCH_STORAGE_DAYS (3).
-import { pathToFileURL } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
 import { compactBefore, createNaiveTable, fillNaiveFrom, seedAgentHistory } from './lib/metric-data.js';
-import { formatTable, type BenchRow } from './lib/table.js';
+import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'metrics-storage';
 const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
@@ -73,12 +72,4 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  run().then(
-    (rows) => console.log(formatTable(rows)),
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
-}
+runWhenMain(import.meta.url, () => run());

@@ -7,13 +7,12 @@
 // Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_SUMMARY_DAYS (90),
 // BENCH_SUMMARY_RUNS (30 timed runs of each query, after 5 untimed ones).
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import { summarize } from '../src/modules/metrics/metrics.repo.js';
 import { backendsFrom, openBackend, percentiles, positiveNumber } from './lib/backends.js';
 import { compactBefore, createNaiveTable, fillNaiveFrom, seedAgentHistory } from './lib/metric-data.js';
-import { formatTable, type BenchRow } from './lib/table.js';
+import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'metrics-summary';
 const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
@@ -83,12 +82,4 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  run().then(
-    (rows) => console.log(formatTable(rows)),
-    (err: unknown) => {
-      console.error(err);
-      process.exitCode = 1;
-    },
-  );
-}
+runWhenMain(import.meta.url, () => run());

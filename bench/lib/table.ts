@@ -1,6 +1,7 @@
 // The one result table every benchmark contributes rows to: a figure, its baseline measured in the same
 // run, and the ratio between them (the number that compares across machines). Some figures are better
 // high (heartbeats/s), some low (ms, bytes); each row says which.
+import { pathToFileURL } from 'node:url';
 
 export interface BenchRow {
   benchmark: string;
@@ -46,4 +47,16 @@ export function formatTable(rows: readonly BenchRow[]): string {
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.benchmark} / ${r.backend} / ${r.setting}: ${r.note}`);
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line), ...(notes.length ? ['', ...notes] : [])].join('\n');
+}
+
+/** Runs a benchmark's `run` and prints its table when its file is started directly (`npx tsx bench/x.ts`). */
+export function runWhenMain(moduleUrl: string, run: () => Promise<BenchRow[]>): void {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
+  run().then(
+    (rows) => console.log(formatTable(rows)),
+    (err: unknown) => {
+      console.error(err);
+      process.exitCode = 1;
+    },
+  );
 }
