@@ -7,7 +7,7 @@
 //
 // Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_STORAGE_AGENTS (10),
 // BENCH_STORAGE_DAYS (3).
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
 import { compactBefore, createNaiveTable, fillNaiveFrom, seedAgentHistory } from './lib/metric-data.js';
@@ -28,8 +28,8 @@ async function bytesPerSample(db: Kysely<Database>, tables: string[], samples: n
   return bytes / samples;
 }
 
-async function count(db: Kysely<Database>, query: ReturnType<typeof sql>): Promise<number> {
-  const { rows } = await (query as ReturnType<typeof sql<{ n: number }>>).execute(db);
+async function count(db: Kysely<Database>, query: RawBuilder<{ n: number | string | null }>): Promise<number> {
+  const { rows } = await query.execute(db);
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -50,16 +50,16 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       log(`${backend}: seeding ${agents} agents × ${days} days of 60 s heartbeats`);
       const seeded = [];
       for (let i = 0; i < agents; i++) seeded.push(await seedAgentHistory(db, end, days));
-      const samples = await count(db, sql`select sum(cardinality(vals))::int8 as n from metric_points`);
+      const samples = await count(db, sql<{ n: number }>`select sum(cardinality(vals))::int8 as n from metric_points`);
       const recent = await bytesPerSample(db, ['metric_points', 'metric_layouts'], samples);
 
       await createNaiveTable(db);
       for (const agent of seeded) await fillNaiveFrom(db, agent.id, null);
-      const naive = await bytesPerSample(db, ['naive_samples', 'naive_series'], await count(db, sql`select count(*) as n from naive_samples`));
+      const naive = await bytesPerSample(db, ['naive_samples', 'naive_series'], await count(db, sql<{ n: number }>`select count(*) as n from naive_samples`));
       await sql`drop table naive_samples, naive_series`.execute(db);
 
       await compactBefore(db, new Date(end.getTime() + HOUR_MS));
-      const compactedSamples = await count(db, sql`select sum(sample_count)::int8 as n from metric_hours`);
+      const compactedSamples = await count(db, sql<{ n: number }>`select sum(sample_count)::int8 as n from metric_hours`);
       const compacted = await bytesPerSample(db, ['metric_hours'], compactedSamples);
       const setting = `${agents} agents × ${days} days`;
       log(`${backend}: ${samples} samples; recent ${recent.toFixed(1)}, compacted ${compacted.toFixed(1)}, naive ${naive.toFixed(1)} bytes/sample`);

@@ -149,6 +149,23 @@ describe('closing', () => {
   });
 });
 
+describe('a replaced agent socket', () => {
+  it('ends the sessions that lived on the old socket and keeps the tunnel for new ones', async () => {
+    const extra = await s.startAgent(agentKey, { name: 'fw-replaced' });
+    const port = await target(() => undefined); // holds the connection open, says nothing
+    const tunnel = await openTunnel(extra.id, port);
+    const client = await connect(tunnel.proxy_port);
+    const clientClosed = new Promise((resolve) => client.once('close', resolve));
+    await vi.waitFor(async () => expect((await tunnelsOf(extra.id))[0]?.sessions).toBe(1));
+
+    const raw = await s.openRaw(extra.id, agentKey); // replaces the agent's socket (4000)
+    await clientClosed;
+    expect((await tunnelsOf(extra.id)).map((t) => ({ id: t.tunnel_id, sessions: t.sessions }))).toEqual([{ id: tunnel.tunnel_id, sessions: 0 }]);
+    await extra.stop();
+    raw.ws.close();
+  });
+});
+
 describe('a misbehaving agent', () => {
   it('drops malformed and foreign frames without harming the session they interrupt', async () => {
     const id = await s.register(agentKey, 'fw-raw');

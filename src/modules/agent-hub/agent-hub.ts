@@ -78,6 +78,8 @@ export class AgentHub implements AgentCommander, AgentConnections {
   onTunnelClosed: (agentId: string, sessionId: string) => void = () => undefined;
   /** Called when an agent's live socket is gone (closed, replaced sockets excluded, or deleted). */
   onAgentGone: (agentId: string) => void = () => undefined;
+  /** Called when a new socket replaces the agent's old one: what lived on the old socket is gone. */
+  onSocketReplaced: (agentId: string) => void = () => undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -121,7 +123,10 @@ export class AgentHub implements AgentCommander, AgentConnections {
     });
     socket.on('error', (err) => this.logger.debug({ err, agentId }, 'agent socket error'));
     socket.on('close', () => this.#detach(live));
-    if (previous) previous.socket.close(CLOSE_REPLACED, 'replaced by a new connection');
+    if (previous) {
+      previous.socket.close(CLOSE_REPLACED, 'replaced by a new connection');
+      this.onSocketReplaced(agentId);
+    }
     this.#record(agentId, 'connected');
     if (this.#stopping) socket.close(1001, 'server shutting down');
   }

@@ -55,6 +55,10 @@ export class TunnelManager {
     hub.onBinary = (agentId, frame) => this.#fromAgent(agentId, frame);
     hub.onTunnelClosed = (agentId, sessionId) => this.#targetClosed(agentId, sessionId);
     hub.onAgentGone = (agentId) => this.closeAllOf(agentId);
+    // The agent's side of every session died with its old socket; the tunnels themselves stay.
+    hub.onSocketReplaced = (agentId) => {
+      for (const tunnel of this.list(agentId)) for (const session of [...tunnel.sessions.values()]) session.close('agent');
+    };
     this.#idleSweep = new PeriodicJob('tunnel idle sweep', clock, 60_000, logger, async () => this.#closeIdle());
   }
 
@@ -188,7 +192,7 @@ export class TunnelManager {
     tunnel.closedBytesIn += session.bytesIn;
     tunnel.closedBytesOut += session.bytesOut;
     tunnel.lastActivity = this.clock.now().getTime();
-    if (by !== 'target' && this.hub.isConnected(tunnel.agentId)) {
+    if ((by === 'client' || by === 'tunnel') && this.hub.isConnected(tunnel.agentId)) {
       // Fire and forget: the agent closes its side; its answer changes nothing here.
       this.hub.request(tunnel.agentId, 'tunnel_disconnect', { session_id: session.id }, CONNECT_TIMEOUT_MS).catch(() => undefined);
     }

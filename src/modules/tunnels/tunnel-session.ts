@@ -21,8 +21,8 @@ export interface SessionLink {
   setAgentReading(reading: boolean): void;
 }
 
-/** Who ended a session: its client, the target (through the agent), or the tunnel itself. */
-export type CloseReason = 'client' | 'target' | 'tunnel';
+/** Who ended a session: its client, the target (through the agent), the tunnel, or the agent's socket. */
+export type CloseReason = 'client' | 'target' | 'tunnel' | 'agent';
 
 export class TunnelSession {
   bytesIn = 0;

@@ -17,7 +17,7 @@ const tunnelSchema = z.object({
   target_host: z.string(),
   target_port: z.number().int(),
   created_at: z.string(),
-  proxy_path: z.string().describe('WebSocket path that carries one session per connection, for clients that cannot reach proxy_port'),
+  proxy_path: z.string().describe('WebSocket path that will carry one session per connection, for clients that cannot reach proxy_port (not served yet: it arrives with the proxy route)'),
 });
 const tunnelWithTrafficSchema = tunnelSchema.extend({
   sessions: z.number().int(),
