@@ -2,78 +2,25 @@
 // sessions and tunnels close as the contract says (target EOF, DELETE frees the port, agent gone);
 // malformed frames from an agent are dropped without harming other sessions; and a client that stops
 // reading does not make the server buffer the target's stream.
-import { createHash, randomBytes } from 'node:crypto';
-import net, { type AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { encodeTunnelFrame } from '../src/modules/agent-hub/agent-protocol.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveAgent, type LiveServer } from './helpers/live-agent.js';
+import { connect, exchange, MiB, openTunnel as openTunnelAs, sha, tunnelsOf as tunnelsOfAs, TunnelTargets } from './helpers/tunnels.js';
 
-const MiB = 1024 * 1024;
 let s: LiveServer;
 let agentKey: string;
 let writeKey: string;
 let main: LiveAgent;
-const targets: net.Server[] = [];
+const targets = new TunnelTargets();
+const target = (onSocket: (socket: net.Socket) => void) => targets.listen(onSocket);
 
-/** A TCP server on 127.0.0.1 running `onSocket` for every connection; returns its port. */
-async function target(onSocket: (socket: net.Socket) => void): Promise<number> {
-  const server = net.createServer(onSocket);
-  targets.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-interface TunnelDto {
-  tunnel_id: string;
-  proxy_port: number;
-  bind_address: string;
-  sessions?: number;
-  bytes_in?: number;
-  bytes_out?: number;
-  buffered_bytes?: number;
-}
-
-async function openTunnel(agentId: string, port: number): Promise<TunnelDto> {
-  const res = await s.app.inject({ method: 'POST', url: `/api/v1/agents/${agentId}/tunnel`, headers: apiKey(writeKey), payload: { target_host: '127.0.0.1', target_port: port } });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json() as TunnelDto;
-}
-
-const tunnelsOf = async (agentId: string) =>
-  (await s.app.inject({ method: 'GET', url: `/api/v1/agents/${agentId}/tunnels`, headers: apiKey(writeKey) })).json() as TunnelDto[];
-
-function connect(port: number): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-    socket.once('error', reject);
-  });
-}
-
-/**
- * Sends `data` and reads until as many bytes came back, then closes. (The tunnel protocol has no
- * half-close: a client's end closes its session, as it does for the ssh and RDP clients tunnels serve.)
- */
-async function roundTrip(port: number, data: Buffer): Promise<Buffer> {
-  const socket = await connect(port);
-  const chunks: Buffer[] = [];
-  let received = 0;
-  const done = new Promise<Buffer>((resolve, reject) => {
-    socket.on('data', (c: Buffer) => {
-      chunks.push(c);
-      received += c.length;
-      if (received >= data.length) resolve(Buffer.concat(chunks));
-    });
-    socket.on('error', reject);
-  });
-  socket.write(data);
-  const back = await done;
-  socket.destroy();
-  return back;
-}
-
-const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const openTunnel = (agentId: string, port: number) => openTunnelAs(s, apiKey(writeKey), agentId, port);
+const tunnelsOf = (agentId: string) => tunnelsOfAs(s, apiKey(writeKey), agentId);
+const roundTrip = async (port: number, data: Buffer) => exchange(await connect(port), data);
 
 beforeAll(async () => {
   s = await startLiveServer({});
@@ -84,12 +31,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s?.close();
-  await Promise.all(targets.map((t) => new Promise((resolve) => t.close(resolve))));
+  await targets.close();
 });
 
 describe('bytes through a tunnel', () => {
   it('carries 10 parallel sessions of 8 MiB each to an echo target and back, exactly', async () => {
-    const echoPort = await target((socket) => socket.on('error', () => undefined).pipe(socket));
+    const echoPort = await targets.echo();
     const tunnel = await openTunnel(main.id, echoPort);
     expect(tunnel.bind_address).toBe('127.0.0.1');
     expect(tunnel.proxy_port).toBeGreaterThanOrEqual(10_000);

@@ -103,6 +103,11 @@ export class AgentSocket {
       headers: { 'X-API-Key': this.options.apiKey },
       maxPayload: MAX_MESSAGE_BYTES,
       handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+      perMessageDeflate: false,
+      // A zero masking key: `ws` then skips masking here and unmasking on the server, a copy of every
+      // tunnel byte on each side. Masking protects proxies from script-driven browsers; the agent is
+      // not one, and its frames travel inside TLS in production (the `generateMask` option exists for this).
+      generateMask: (mask: Buffer) => void mask.fill(0),
     });
     this.ws = ws;
     let openedAt: number | null = null;

@@ -3,7 +3,8 @@
 // bound. One instance per agent; sessions live on the WebSocket they were opened on and die with it.
 import net from 'node:net';
 import WebSocket from 'ws';
-import { MAX_MESSAGE_BYTES, decodeTunnelFrame, encodeTunnelFrame, type CommandParams } from '../modules/agent-hub/agent-protocol.js';
+import { decodeTunnelFrame, tunnelFrameReads, type CommandParams } from '../modules/agent-hub/agent-protocol.js';
+import { DrainWatch } from '../modules/agent-hub/drain-watch.js';
 import { CommandError } from './commands/types.js';
 
 export interface TunnelSessionsOptions {
@@ -13,14 +14,14 @@ export interface TunnelSessionsOptions {
   highWaterBytes?: number;
   /** … and resumes once it is below this (default 256 KiB). */
   lowWaterBytes?: number;
-  /** How often bufferedAmount is checked while a target is paused (default 5 ms). */
-  pollMs?: number;
   log?: (line: string) => void;
 }
 
 interface Session {
   id: string;
   ws: WebSocket;
+  /** The send-queue watch of `ws`. */
+  drain: DrainWatch;
   target: net.Socket;
   /** Reading from the target is paused until the WebSocket drains. */
   paused: boolean;
@@ -31,18 +32,16 @@ interface Session {
 export class TunnelSessions {
   private readonly sessions = new Map<string, Session>();
   private ws: WebSocket | null = null;
-  private pollTimer: NodeJS.Timeout | undefined;
+  private drain: DrainWatch | null = null;
   private readonly connectTimeoutMs: number;
   private readonly highWater: number;
   private readonly lowWater: number;
-  private readonly pollMs: number;
   private readonly log: (line: string) => void;
 
   constructor(options: TunnelSessionsOptions = {}) {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.highWater = options.highWaterBytes ?? 1024 * 1024;
     this.lowWater = options.lowWaterBytes ?? 256 * 1024;
-    this.pollMs = options.pollMs ?? 5;
     this.log = options.log ?? (() => undefined);
   }
 
@@ -63,23 +62,31 @@ export class TunnelSessions {
 
   /** Uses `ws` from now on; when it closes, every session opened on it is destroyed. */
   attach(ws: WebSocket): void {
+    const drain = new DrainWatch(ws, this.lowWater);
     this.ws = ws;
+    this.drain = drain;
     ws.once('close', () => {
-      if (this.ws === ws) this.ws = null;
+      if (this.ws === ws) {
+        this.ws = null;
+        this.drain = null;
+      }
       this.closeAll(ws);
+      drain.release();
     });
   }
 
   /** tunnel_connect: resolves once the target accepted the connection; rejects with the reason otherwise. */
   connect(params: CommandParams<'tunnel_connect'>): Promise<void> {
     const { session_id: id, target_host: host, target_port: port } = params;
-    const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new CommandError('not connected to the server'));
+    const { ws, drain } = this;
+    if (!ws || !drain || ws.readyState !== WebSocket.OPEN) return Promise.reject(new CommandError('not connected to the server'));
     if (this.sessions.has(id)) return Promise.reject(new CommandError(`tunnel session ${id} already exists`));
     // Reading starts only after the answer went out, so no data frame precedes the `{}` answer.
-    const target = net.connect({ host, port, noDelay: true });
+    // The target's bytes are read straight into frames (reads are at most 64 KiB, far below the
+    // message limit), and go out once wire() has run.
+    const target = net.connect({ host, port, noDelay: true, onread: tunnelFrameReads(id, (frame) => this.sendFrame(session, frame)) });
     target.pause();
-    const session: Session = { id, ws, target, paused: false, blocking: false };
+    const session: Session = { id, ws, drain, target, paused: false, blocking: false };
     this.sessions.set(id, session);
     return new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -125,7 +132,10 @@ export class TunnelSessions {
       return;
     }
     if (decoded.payload.length === 0 || session.target.destroyed) return;
-    if (session.target.write(decoded.payload) || session.blocking) return;
+    session.target.write(decoded.payload);
+    // Deeper than the socket's own 16 KiB mark, so the WebSocket (shared by all sessions) pauses
+    // rarely; past it write() returned false, so 'drain' will come.
+    if (session.target.writableLength <= this.highWater || session.blocking) return;
     session.blocking = true;
     session.ws.pause();
     session.target.once('drain', () => this.unblock(session));
@@ -142,12 +152,6 @@ export class TunnelSessions {
 
   private wire(session: Session): void {
     const { target, id } = session;
-    const maxPayload = MAX_MESSAGE_BYTES - 1 - Buffer.byteLength(id, 'ascii');
-    target.on('data', (chunk: Buffer) => {
-      for (let offset = 0; offset < chunk.length; offset += maxPayload) {
-        this.sendFrame(session, chunk.subarray(offset, offset + maxPayload));
-      }
-    });
     target.on('error', (err) => this.log(`tunnel session ${id}: ${err.message}`));
     target.on('close', () => {
       if (this.sessions.get(id) !== session) return; // disconnected by the server or the WebSocket closed
@@ -156,38 +160,19 @@ export class TunnelSessions {
     });
   }
 
-  private sendFrame(session: Session, payload: Buffer): void {
-    const { ws, target } = session;
-    if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(encodeTunnelFrame(session.id, payload));
+  private sendFrame(session: Session, frame: Buffer): void {
+    const { ws, target, drain } = session;
+    if (ws.readyState !== WebSocket.OPEN || this.sessions.get(session.id) !== session) return;
+    ws.send(frame, drain.sent);
     if (ws.bufferedAmount > this.highWater && !session.paused) {
       session.paused = true;
       target.pause();
-      this.armPoll();
-    }
-  }
-
-  /** While any target is paused, checks the WebSockets' queues and resumes targets whose queue drained. */
-  private armPoll(): void {
-    if (this.pollTimer) return;
-    this.pollTimer = setInterval(() => {
-      let stillPaused = false;
-      for (const session of this.sessions.values()) {
-        if (!session.paused) continue;
-        if (session.ws.readyState === WebSocket.OPEN && session.ws.bufferedAmount >= this.lowWater) {
-          stillPaused = true;
-          continue;
-        }
+      drain.whenDrained(() => {
+        if (!session.paused) return; // forgotten meanwhile
         session.paused = false;
-        session.target.resume();
-      }
-      if (!stillPaused) this.stopPoll();
-    }, this.pollMs);
-  }
-
-  private stopPoll(): void {
-    clearInterval(this.pollTimer);
-    this.pollTimer = undefined;
+        if (!target.destroyed) target.resume();
+      });
+    }
   }
 
   /** A blocking target drained (or went away): read from its WebSocket again unless another one still blocks. */
@@ -202,6 +187,5 @@ export class TunnelSessions {
     if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
     this.unblock(session);
     session.paused = false;
-    if (![...this.sessions.values()].some((s) => s.paused)) this.stopPoll();
   }
 }

@@ -10,6 +10,10 @@ import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentConnections } from '../agents/agents.service.js';
 import type { AgentCommander } from './agent-commander.js';
 import { agentFrameSchema, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
+import { DrainWatch } from './drain-watch.js';
+
+/** Tunnel clients paused for a full agent send queue resume once it is down to this. */
+export const SEND_QUEUE_LOW_WATER = 512 * 1024;
 
 /** The part of a `ws` WebSocket the hub uses (tests and the fleet simulator can pass their own). */
 export interface HubSocket {
@@ -44,6 +48,8 @@ export interface AgentHubOptions {
 interface LiveAgent {
   agentId: string;
   socket: HubSocket;
+  /** Wakes tunnel sessions waiting for the send queue to shrink. */
+  drain: DrainWatch;
   connectedAt: Date;
   lastSeen: number;
   remoteAddress: string;
@@ -114,7 +120,14 @@ export class AgentHub implements AgentCommander, AgentConnections {
 
   /** Takes over a freshly upgraded socket; an older socket of the same agent is closed with 4000. */
   attach(agentId: string, socket: HubSocket, remoteAddress: string): void {
-    const live: LiveAgent = { agentId, socket, connectedAt: this.clock.now(), lastSeen: this.clock.now().getTime(), remoteAddress };
+    const live: LiveAgent = {
+      agentId,
+      socket,
+      drain: new DrainWatch(socket, SEND_QUEUE_LOW_WATER),
+      connectedAt: this.clock.now(),
+      lastSeen: this.clock.now().getTime(),
+      remoteAddress,
+    };
     const previous = this.#live.get(agentId);
     this.#live.set(agentId, live);
     socket.on('message', (data, isBinary) => this.#receive(live, data, isBinary));
@@ -146,6 +159,13 @@ export class AgentHub implements AgentCommander, AgentConnections {
     return this.#live.get(agentId)?.socket.bufferedAmount ?? 0;
   }
 
+  /** Calls `resume` once the agent's send queue is down to SEND_QUEUE_LOW_WATER, or the agent is gone. */
+  whenDrained(agentId: string, resume: () => void): void {
+    const live = this.#live.get(agentId);
+    if (live) live.drain.whenDrained(resume);
+    else queueMicrotask(resume);
+  }
+
   /** Stops or restarts reading the agent's socket, while a tunnel client cannot take more bytes. */
   setReading(agentId: string, reading: boolean): void {
     const socket = this.#live.get(agentId)?.socket;
@@ -157,7 +177,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
   sendBinary(agentId: string, frame: Buffer): boolean {
     const live = this.#live.get(agentId);
     if (live?.socket.readyState !== OPEN) return false;
-    live.socket.send(frame);
+    live.socket.send(frame, live.drain.sent);
     return true;
   }
 
@@ -176,6 +196,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
         () => undefined, // settled otherwise; the timer was cancelled
       );
       live.socket.send(JSON.stringify({ type: 'command', id, command, params }), (err) => {
+        live.drain.sent();
         if (err) this.#settle(id, new AppError('AGENT_DISCONNECTED', 'The agent disconnected before the command was sent'));
       });
     });
@@ -239,6 +260,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
   }
 
   #detach(live: LiveAgent): void {
+    live.drain.release();
     for (const [id, p] of this.#pending) {
       if (p.live === live) this.#settle(id, new AppError('AGENT_DISCONNECTED', `The agent disconnected before answering ${p.command}`));
     }

@@ -1,6 +1,7 @@
 // The agent WebSocket protocol (contract §5), shared by the server's hub and the reference agent: every
 // text frame either side sends or accepts is one of these zod schemas, and binary frames carry tunnel
 // bytes behind a session-id header. A frame that does not parse is dropped by the receiver, never thrown.
+import type { OnReadOpts } from 'node:net';
 import { z } from 'zod';
 
 /** The largest message either side accepts; a larger one closes the socket with 1009. */
@@ -79,10 +80,35 @@ export function parseFrame<T>(schema: z.ZodType<T>, text: string): { ok: true; f
 }
 
 /** Binary tunnel frame: 1 byte session-id length L, L bytes of ASCII session id, then the payload. */
+/** The bytes in front of a session's payload: the id's length, then the id. */
+function tunnelFrameHeader(session: string): Buffer {
+  const id = Buffer.from(session, 'ascii');
+  if (id.length === 0 || id.length > 255) throw new RangeError('session id must be 1 to 255 ASCII bytes');
+  return Buffer.concat([Buffer.from([id.length]), id]);
+}
+
 export function encodeTunnelFrame(session: string, payload: Uint8Array): Buffer {
-  const header = Buffer.from(session, 'ascii');
-  if (header.length === 0 || header.length > 255) throw new RangeError('session id must be 1 to 255 ASCII bytes');
-  return Buffer.concat([Buffer.from([header.length]), header, payload]);
+  return Buffer.concat([tunnelFrameHeader(session), payload]);
+}
+
+/**
+ * `onread` options for a socket whose bytes become a session's frames without a copy: every read
+ * lands in a fresh buffer right behind the header, and `onFrame` gets header and bytes as one frame.
+ */
+export function tunnelFrameReads(session: string, onFrame: (frame: Buffer) => void, readSize = 64 * 1024): OnReadOpts {
+  const header = tunnelFrameHeader(session);
+  let frame = Buffer.alloc(0);
+  return {
+    buffer: () => {
+      frame = Buffer.allocUnsafe(header.length + readSize);
+      header.copy(frame);
+      return frame.subarray(header.length);
+    },
+    callback: (bytes: number) => {
+      onFrame(frame.subarray(0, header.length + bytes));
+      return true; // keep reading; backpressure pauses the socket itself
+    },
+  };
 }
 
 export function decodeTunnelFrame(frame: Buffer): { sessionId: string; payload: Buffer } | null {

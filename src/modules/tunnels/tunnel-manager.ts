@@ -11,7 +11,7 @@ import type { Logger } from '../../platform/logger.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { decodeTunnelFrame } from '../agent-hub/agent-protocol.js';
-import { HIGH_WATER, TunnelSession, type CloseReason, type SessionLink } from './tunnel-session.js';
+import { STALL_LIMIT_MS, TunnelSession, type CloseReason, type SessionLink } from './tunnel-session.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
 const IDLE_LIMIT_MS = 30 * 60_000;
@@ -98,6 +98,11 @@ export class TunnelManager {
     return [...this.#tunnels.values()].filter((t) => agentId === undefined || t.agentId === agentId);
   }
 
+  /** A tunnel by its id alone (the proxy route checks the caller's scope on its agent). */
+  find(tunnelId: string): Tunnel | undefined {
+    return this.#tunnels.get(tunnelId);
+  }
+
   get(agentId: string, tunnelId: string): Tunnel | undefined {
     const tunnel = this.#tunnels.get(tunnelId);
     return tunnel?.agentId === agentId ? tunnel : undefined;
@@ -134,7 +139,9 @@ export class TunnelManager {
       return;
     }
     const sessionId = randomBytes(12).toString('hex');
-    const session = new TunnelSession(sessionId, client, this.#linkFor(tunnel.agentId), (s, by) => this.#sessionClosed(tunnel, s, by));
+    const session = new TunnelSession(sessionId, client, this.#linkFor(tunnel.agentId), this.clock, (s, by) =>
+      this.#sessionClosed(tunnel, s, by),
+    );
     tunnel.sessions.set(sessionId, session);
     this.#sessions.set(sessionId, { tunnel, session });
     tunnel.lastActivity = this.clock.now().getTime();
@@ -152,7 +159,7 @@ export class TunnelManager {
     return {
       send: (frame) => this.hub.sendBinary(agentId, frame),
       queued: () => this.hub.bufferedAmount(agentId),
-      whenDrained: (resume) => this.#whenDrained(agentId, resume),
+      whenDrained: (resume) => this.hub.whenDrained(agentId, resume),
       setAgentReading: (reading) => {
         const before = this.#holds.get(agentId) ?? 0;
         const after = Math.max(0, before + (reading ? -1 : 1));
@@ -162,15 +169,6 @@ export class TunnelManager {
         if (before > 0 && after === 0) this.hub.setReading(agentId, true);
       },
     };
-  }
-
-  /** Polls the agent's send queue (the `ws` socket has no drain event of its own). */
-  #whenDrained(agentId: string, resume: () => void): void {
-    const check = () => {
-      if (!this.hub.isConnected(agentId) || this.hub.bufferedAmount(agentId) <= HIGH_WATER / 2) resume();
-      else setTimeout(check, 5);
-    };
-    setTimeout(check, 5);
   }
 
   #fromAgent(agentId: string, frame: Buffer): void {
@@ -192,7 +190,8 @@ export class TunnelManager {
     tunnel.closedBytesIn += session.bytesIn;
     tunnel.closedBytesOut += session.bytesOut;
     tunnel.lastActivity = this.clock.now().getTime();
-    if ((by === 'client' || by === 'tunnel') && this.hub.isConnected(tunnel.agentId)) {
+    if (by === 'stalled') this.logger.warn({ tunnelId: tunnel.id, sessionId: session.id }, `tunnel session closed: its client took nothing for ${STALL_LIMIT_MS / 1000} s`);
+    if ((by === 'client' || by === 'tunnel' || by === 'stalled') && this.hub.isConnected(tunnel.agentId)) {
       // Fire and forget: the agent closes its side; its answer changes nothing here.
       this.hub.request(tunnel.agentId, 'tunnel_disconnect', { session_id: session.id }, CONNECT_TIMEOUT_MS).catch(() => undefined);
     }
