@@ -9,6 +9,7 @@ import { createDb, type DbHandle } from './db/create-db.js';
 import { DataDirInUseError } from './db/data-dir-lock.js';
 import { migrateToLatest } from './db/migrator.js';
 import { systemClock } from './platform/clock.js';
+import { runTunnelConnect, TUNNEL_CONNECT_USAGE } from './modules/tunnels/tunnel-connect.cli.js';
 import { createLogger } from './platform/logger.js';
 import { loadServerSecrets } from './platform/server-secrets.js';
 import { productVersion } from './platform/version.js';
@@ -19,6 +20,7 @@ function usage(): string {
   const lines = [
     ['migrate', 'apply pending database migrations'],
     ['version', 'print the product version'],
+    [TUNNEL_CONNECT_USAGE, 'expose a tunnel as a local port (see tunnel connect --help)'],
     ...Object.values(ADMIN_COMMANDS).map((c) => [c.usage, c.summary]),
   ];
   const width = Math.max(...lines.map(([u]) => u!.length));
@@ -90,6 +92,8 @@ async function main(argv: string[]): Promise<number> {
     out(productVersion());
     return 0;
   }
+  // A client of a running server: no configuration or database of its own.
+  if (name === 'tunnel' && argv[1] === 'connect') return runTunnelConnect(argv.slice(2), process.env, out);
   if (name !== 'migrate' && !findAdminCommand(argv.filter((a) => a !== '--password-stdin'))) {
     console.error(`unknown command: ${argv.join(' ')}\n\n${usage()}`);
     return 2;

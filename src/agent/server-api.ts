@@ -47,9 +47,15 @@ function baseOf(serverUrl: string): URL {
   return url;
 }
 
-export function agentSocketUrl(serverUrl: string, agentId: string): string {
-  const url = new URL('api/v1/agent/ws', baseOf(serverUrl));
+/** The ws:// or wss:// URL of an API path (`agent/ws`, `proxy/<id>`) on the server. */
+export function apiSocketUrl(serverUrl: string, apiPath: string): URL {
+  const url = new URL(`api/v1/${apiPath}`, baseOf(serverUrl));
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url;
+}
+
+export function agentSocketUrl(serverUrl: string, agentId: string): string {
+  const url = apiSocketUrl(serverUrl, 'agent/ws');
   url.searchParams.set('agent_id', agentId);
   return url.toString();
 }

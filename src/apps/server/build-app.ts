@@ -30,6 +30,7 @@ import { metricRoutes } from '../../modules/metrics/metrics.routes.js';
 import { MetricsService } from '../../modules/metrics/metrics.service.js';
 import { MetricSampleWriter } from '../../modules/metrics/sample-writer.js';
 import { TunnelManager } from '../../modules/tunnels/tunnel-manager.js';
+import { tunnelProxyRoutes } from '../../modules/tunnels/tunnel-proxy.ws.js';
 import { tunnelRoutes } from '../../modules/tunnels/tunnels.routes.js';
 import { StatusMonitor } from '../../modules/monitor/status-monitor.js';
 import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
@@ -140,6 +141,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentSocketRoutes, { hub, agents });
       await api.register(commandRoutes, { hub, agents, tunnels });
       await api.register(tunnelRoutes, { tunnels, agents });
+      await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });
       await api.register(backupRoutes, { backups: new BackupService(deps.db.db, agents, hub, clock) });
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });

@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import { agentIdSchema, agentParams } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { Tunnel, TunnelManager } from './tunnel-manager.js';
+import { tunnelIdSchema } from './tunnel-proxy.ws.js';
 
 const tags = ['tunnels'];
 
@@ -17,7 +18,7 @@ const tunnelSchema = z.object({
   target_host: z.string(),
   target_port: z.number().int(),
   created_at: z.string(),
-  proxy_path: z.string().describe('WebSocket path that will carry one session per connection, for clients that cannot reach proxy_port (not served yet: it arrives with the proxy route)'),
+  proxy_path: z.string().describe('WebSocket path carrying one session per connection, for clients that cannot reach proxy_port (see GET /proxy/{tunnel_id})'),
 });
 const tunnelWithTrafficSchema = tunnelSchema.extend({
   sessions: z.number().int(),
@@ -86,7 +87,7 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agent
       schema: {
         summary: 'Close a tunnel and all its sessions',
         tags,
-        params: z.object({ id: agentIdSchema, tid: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a tunnel id') }),
+        params: z.object({ id: agentIdSchema, tid: tunnelIdSchema }),
         response: { 200: z.object({ closed: z.literal(true) }) },
       },
     },

@@ -1,0 +1,80 @@
+// `npm run cli -- tunnel connect --server URL --tunnel ID --listen 127.0.0.1:PORT`: exposes a tunnel's
+// proxy WebSocket as a local port until interrupted. It talks to a server over HTTP(S) like any API
+// client and needs no database or server configuration.
+import { parseArgs } from 'node:util';
+import { exposeTunnel, type TunnelClientOptions } from './tunnel-client.js';
+
+export const TUNNEL_CONNECT_USAGE = 'tunnel connect --server URL --tunnel ID --listen ADDR';
+
+export const TUNNEL_CONNECT_HELP = `usage: npm run cli -- ${TUNNEL_CONNECT_USAGE} [--key KEY | --token JWT]
+
+  --server URL      the RMM server, e.g. https://rmm.example.net
+  --tunnel ID       tunnel_id from POST /agents/{id}/tunnel
+  --listen ADDR     local address, e.g. 127.0.0.1:15900 (default host 127.0.0.1; port 0 picks one)
+  --key KEY         a write or admin API key (or environment variable RMM_API_KEY)
+  --token JWT       a signed-in user's access token instead (or environment variable RMM_TOKEN)
+
+Every connection to the local port is one session through the tunnel. Prefer the environment
+variables: arguments are visible to other users of the machine.`;
+
+export class UsageError extends Error {}
+
+export function parseTunnelConnectArgs(argv: string[], env: NodeJS.ProcessEnv): TunnelClientOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { server: { type: 'string' }, tunnel: { type: 'string' }, listen: { type: 'string' }, key: { type: 'string' }, token: { type: 'string' } },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { server, tunnel, listen } = values;
+  if (!server || !tunnel || !listen) throw new UsageError('--server, --tunnel and --listen are required');
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new UsageError(`--server is not a URL: ${server}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--server must be an http:// or https:// URL');
+  if (!/^[0-9a-f]{1,64}$/.test(tunnel)) throw new UsageError('--tunnel must be a tunnel id (hex)');
+  const apiKey = values.key ?? env.RMM_API_KEY;
+  const token = values.token ?? env.RMM_TOKEN;
+  if (!apiKey && !token) throw new UsageError('credentials are required: --key or RMM_API_KEY, or --token or RMM_TOKEN');
+  return { serverUrl: server, tunnelId: tunnel, listen: parseListen(listen), credentials: apiKey ? { apiKey } : { token: token! } };
+}
+
+/** `PORT`, `HOST:PORT` or `[IPv6]:PORT`. */
+function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d+)$/.exec(value) ?? /^()()(\d+)$/.exec(value);
+  const port = Number(match?.[3]);
+  if (!match || !Number.isInteger(port) || port > 65_535) throw new UsageError(`--listen must be [HOST:]PORT, got ${value}`);
+  return { host: match[1] || match[2] || '127.0.0.1', port };
+}
+
+/** Runs until SIGINT or SIGTERM; returns the exit code. */
+export async function runTunnelConnect(argv: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    out(TUNNEL_CONNECT_HELP);
+    return 0;
+  }
+  let options: TunnelClientOptions;
+  try {
+    options = parseTunnelConnectArgs(argv, env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`${err.message}\n\n${TUNNEL_CONNECT_HELP}`);
+    return 2;
+  }
+  const client = await exposeTunnel({ ...options, report: out });
+  out(`listening on ${client.address.host}:${client.address.port}; each connection goes through tunnel ${options.tunnelId} (Ctrl-C stops)`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await client.close();
+  return 0;
+}
