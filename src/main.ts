@@ -6,7 +6,7 @@ import { adminConnectionHandler, adminSocketPath } from './admin/admin-socket.js
 import { runAdminCommand } from './admin/commands.js';
 import { buildServerApp } from './apps/server/build-app.js';
 import { createCoreServices, type CoreServices } from './apps/server/services.js';
-import { closeGracefully } from './apps/server/shutdown.js';
+import { closeGracefully } from './http/graceful-close.js';
 import { ConfigError, loadConfig, type Config } from './config/env.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrator.js';

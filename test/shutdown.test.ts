@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { closeGracefully } from '../src/apps/server/shutdown.js';
+import { closeGracefully } from '../src/http/graceful-close.js';
 import { buildTestApp } from './helpers/app.js';
 
 function deferred() {

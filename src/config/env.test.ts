@@ -21,6 +21,18 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('reads the call-status service variables: port 8081 by default, no admin token (admin API off)', () => {
+    expect(loadConfig({}).callstatus).toEqual({ port: 8081, databaseUrl: undefined, adminToken: undefined });
+    const config = loadConfig({ CALLSTATUS_PORT: '9081', CALLSTATUS_DATABASE_URL: 'postgres://u@h/cs', CALLSTATUS_ADMIN_TOKEN: 'a-long-enough-admin-token' });
+    expect(config.callstatus).toEqual({ port: 9081, databaseUrl: 'postgres://u@h/cs', adminToken: 'a-long-enough-admin-token' });
+  });
+
+  it('refuses a short CALLSTATUS_ADMIN_TOKEN without echoing it', () => {
+    const err = failure({ CALLSTATUS_ADMIN_TOKEN: 'short-secret' });
+    expect(err.variable).toBe('CALLSTATUS_ADMIN_TOKEN');
+    expect(err.message).not.toContain('short-secret');
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ port: 8080, databaseUrl: undefined });
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /** Variables whose values must never be echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'CALLSTATUS_DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -65,6 +65,9 @@ const envSchema = z
     TUNNEL_PORT_MAX: port(20000),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    CALLSTATUS_PORT: port(8081),
+    CALLSTATUS_DATABASE_URL: postgresUrl,
+    CALLSTATUS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     ADMIN_PASSWORD: z
       .string()
       .refine((v) => [...v].length >= 6, 'must be at least 6 characters')
@@ -105,6 +108,14 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   /** Password of the `admin` user created on first start; unset: one is generated and logged once. */
   readonly adminPassword: string | undefined;
+  /** The call-status service (second app). */
+  readonly callstatus: {
+    readonly port: number;
+    /** Unset means its own embedded PGlite database under `dataDir`/callstatus. */
+    readonly databaseUrl: string | undefined;
+    /** Bearer token of its admin API; unset disables that API. */
+    readonly adminToken: string | undefined;
+  };
 }
 
 /** Thrown for an invalid environment; its message is the one line start-up prints. */
@@ -142,5 +153,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,
+    callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),
   });
 }

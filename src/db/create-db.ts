@@ -11,8 +11,9 @@ import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
 
-export interface DbHandle {
-  readonly db: Kysely<Database>;
+/** A database handle; `DB` is the app's schema (the RMM server's by default, the call-status service's own). */
+export interface DbHandle<DB = Database> {
+  readonly db: Kysely<DB>;
   readonly dialect: DbDialect;
   /** Where the data lives, safe to log (no password). */
   readonly location: string;
@@ -24,17 +25,17 @@ const INT8_ARRAY_OID = 1016;
 /** pg's own parsers, typed loosely: its TypeId enum lacks the array types. */
 const defaultParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (v: string) => unknown;
 
-export async function createDb(
+export async function createDb<DB = Database>(
   config: { databaseUrl: string | undefined; dataDir: string },
   logger: Logger,
-): Promise<DbHandle> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, logger);
+): Promise<DbHandle<DB>> {
+  if (config.databaseUrl) return openPostgres<DB>(config.databaseUrl, logger);
   const dir = path.join(config.dataDir, 'pglite');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   // Two processes on one PGlite directory would corrupt it; the lock makes the second one refuse to start.
   const lock = await acquireDataDirLock(config.dataDir);
   try {
-    const handle = await openPglite({ dataDir: dir });
+    const handle = await openPglite<DB>({ dataDir: dir });
     return { ...handle, close: once(() => handle.close().finally(() => lock.release())) };
   } catch (err) {
     await lock.release();
@@ -43,21 +44,21 @@ export async function createDb(
 }
 
 /** PGlite on a directory, or in memory (optionally started from a dump made by `dumpDataDir`). */
-export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DbHandle> {
+export async function openPglite<DB = Database>(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DbHandle<DB>> {
   const pglite = await PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
-  return wrapPglite(pglite, options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory');
+  return wrapPglite<DB>(pglite, options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory');
 }
 
 /** A handle over an open PGlite instance; closing the handle closes the instance. */
-export function wrapPglite(pglite: PGlite, location: string): DbHandle {
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+export function wrapPglite<DB = Database>(pglite: PGlite, location: string): DbHandle<DB> {
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
   return { db, dialect: 'pglite', location, close: once(() => db.destroy()) };
 }
 
-export function openPostgres(url: string, logger: Logger, options: { max?: number } = {}): DbHandle {
+export function openPostgres<DB = Database>(url: string, logger: Logger, options: { max?: number } = {}): DbHandle<DB> {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -76,7 +77,7 @@ export function openPostgres(url: string, logger: Logger, options: { max?: numbe
   // An idle client losing its connection (a PostgreSQL restart) emits 'error' on the pool; without a
   // listener that would crash the process. The pool replaces the client on the next query.
   pool.on('error', (err) => logger.warn({ err }, 'PostgreSQL connection lost; the pool will reconnect'));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, close: once(() => db.destroy()) };
 }
 

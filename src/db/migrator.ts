@@ -3,7 +3,8 @@
 // do not both migrate.
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration, type MigrationProvider } from 'kysely/migration';
-import { migrations, type MigrationContext } from '../../migrations/index.js';
+import { callstatusMigrations } from '../../migrations/callstatus/index.js';
+import { migrations, type MigrationFactory, type MigrationContext } from '../../migrations/index.js';
 import type { DbHandle } from './create-db.js';
 
 export interface MigrationReport {
@@ -11,17 +12,40 @@ export interface MigrationReport {
   timescale: boolean;
 }
 
+/** One app's migrations and the tables that record them (apps may share a PostgreSQL database). */
+export interface MigrationSet {
+  list: ReadonlyArray<readonly [name: string, factory: MigrationFactory]>;
+  tableName: string;
+  lockTableName: string;
+}
+
+export const RMM_MIGRATIONS: MigrationSet = { list: migrations, tableName: 'kysely_migration', lockTableName: 'kysely_migration_lock' };
+export const CALLSTATUS_MIGRATIONS: MigrationSet = {
+  list: callstatusMigrations,
+  tableName: 'callstatus_migration',
+  lockTableName: 'callstatus_migration_lock',
+};
+
 class ListedMigrations implements MigrationProvider {
-  constructor(private readonly ctx: MigrationContext) {}
+  constructor(
+    private readonly list: MigrationSet['list'],
+    private readonly ctx: MigrationContext,
+  ) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
-    return Object.fromEntries(migrations.map(([name, factory]) => [name, factory(this.ctx)]));
+    return Object.fromEntries(this.list.map(([name, factory]) => [name, factory(this.ctx)]));
   }
 }
 
-export async function migrateToLatest(handle: DbHandle): Promise<MigrationReport> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app's schema
+export async function migrateToLatest(handle: DbHandle<any>, set: MigrationSet = RMM_MIGRATIONS): Promise<MigrationReport> {
   const timescale = handle.dialect === 'postgres' && (await timescaleUsable(handle.db));
-  const migrator = new Migrator({ db: handle.db, provider: new ListedMigrations({ dialect: handle.dialect, timescale }) });
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: new ListedMigrations(set.list, { dialect: handle.dialect, timescale }),
+    migrationTableName: set.tableName,
+    migrationLockTableName: set.lockTableName,
+  });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) {
     const failed = results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

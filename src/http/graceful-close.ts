@@ -1,14 +1,14 @@
 // Graceful stop: stop accepting, let in-flight requests finish, run every onClose (long-lived services),
 // then close the database, all within a deadline. main.ts decides what to do when it is missed.
+// Shared by both apps' entry points.
 import type { FastifyInstance } from 'fastify';
-import type { DbHandle } from '../../db/create-db.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** Resolves true when everything closed in time, false when the deadline passed first. */
 export async function closeGracefully(
   app: FastifyInstance,
-  db: DbHandle,
+  db: { close(): Promise<void> },
   deadlineMs = SHUTDOWN_DEADLINE_MS,
 ): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

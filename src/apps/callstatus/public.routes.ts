@@ -1,0 +1,65 @@
+// The spec's endpoints (callstatus.md §4), to the letter: plain-text call outcomes, always HTTP 200;
+// JSON attendance with the 400/400/404/200 rules.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AttendanceService } from './attendance.js';
+import { AttendanceService as Attendance, ATTENDANCE_VALUES } from './attendance.js';
+import type { CallEvent, CallEvents } from './call-events.js';
+
+const USAGE = `Call and attendance status service
+
+GET|POST /{extension}/callstart   a call started on the extension: present users' lights show phone_active
+GET|POST /{extension}/callend     the call ended: lights back to available (anwesend) or homeoffice
+POST /api/attendance/{personal_nr}  JSON {"status": "${ATTENDANCE_VALUES.join('" | "')}"}
+GET  /api/attendance              attendance of all active users
+Admin API: /api/admin/* (Bearer CALLSTATUS_ADMIN_TOKEN); OpenAPI: /api/openapi.json
+`;
+
+/** Extensions are echoed back in the text; anything longer is not an extension. */
+const MAX_EXTENSION = 64;
+
+export const publicRoutes: FastifyPluginAsyncZod<{ calls: CallEvents; attendance: AttendanceService }> = async (app, { calls, attendance }) => {
+  app.get('/', { schema: { summary: 'Usage text', produces: ['text/plain'] } }, async (_request, reply) => reply.type('text/plain; charset=utf-8').send(USAGE));
+
+  for (const event of ['callstart', 'callend'] as const satisfies readonly CallEvent[]) {
+    app.route({
+      method: ['GET', 'POST'],
+      url: `/:extension/${event}`,
+      schema: {
+        summary: event === 'callstart' ? 'A call started on the extension' : 'A call ended on the extension',
+        description: 'Always HTTP 200 with a plain-text outcome: `Unknown extension: …`, `Ignored: …` (user not present; nothing changes) or `OK: …`. The light request\'s result does not change the answer; it is in the activity log.',
+        params: z.object({ extension: z.string() }),
+        produces: ['text/plain'],
+      },
+      handler: async (request, reply) => {
+        const extension = request.params.extension.slice(0, MAX_EXTENSION);
+        reply.type('text/plain; charset=utf-8');
+        return calls.handle(extension, event);
+      },
+    });
+  }
+
+  app.post(
+    '/api/attendance/:personal_nr',
+    {
+      schema: {
+        summary: 'Set the attendance of the user with this personnel number',
+        description: `Body \`{"status": one of ${ATTENDANCE_VALUES.join(', ')}}\`. Personnel numbers match with \`~\` and spaces removed on both sides. Changes no light and not phone_active. 400 missing body or status, 400 other status, 404 no active user with an assignment and that number.`,
+        params: z.object({ personal_nr: z.string().max(64) }),
+        response: { 200: z.object({ ok: z.literal(true), user: z.string(), status: z.enum(ATTENDANCE_VALUES) }) },
+      },
+    },
+    async (request) => attendance.set(request.params.personal_nr, Attendance.parseStatus(request.body)),
+  );
+
+  app.get(
+    '/api/attendance',
+    {
+      schema: {
+        summary: 'Attendance of all active users, by display name',
+        response: { 200: z.array(z.object({ user: z.string(), personal_nr: z.string(), status: z.string().describe('anwesend, abwesend, homeoffice or unbekannt') })) },
+      },
+    },
+    async () => attendance.list(),
+  );
+};
