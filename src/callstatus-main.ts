@@ -4,11 +4,11 @@
 import path from 'node:path';
 import { buildCallstatusApp } from './apps/callstatus/build-app.js';
 import type { CallstatusDatabase } from './apps/callstatus/schema.js';
-import { ConfigError, loadConfig, type Config } from './config/env.js';
+import type { Config } from './config/env.js';
 import { createDb } from './db/create-db.js';
 import { CALLSTATUS_MIGRATIONS, migrateToLatest } from './db/migrator.js';
-import { closeGracefully } from './http/graceful-close.js';
-import { createLogger, type Logger } from './platform/logger.js';
+import { exitGracefullyOnSignals, runEntryPoint } from './http/graceful-close.js';
+import type { Logger } from './platform/logger.js';
 
 async function start(config: Config, logger: Logger): Promise<void> {
   // Its own directory (and lock) under DATA_DIR, so it runs beside the RMM server's embedded database.
@@ -21,33 +21,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   const app = await buildCallstatusApp({ db, logger, adminToken: config.callstatus.adminToken });
   await app.listen({ port: config.callstatus.port, host: config.host });
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    closeGracefully(app, db).then(
-      (inTime) => process.exit(inTime ? 0 : 1),
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  exitGracefullyOnSignals(app, db, logger);
 }
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  process.stderr.write(`${err.message}\n`);
-  process.exit(2);
-}
-const logger = createLogger({ level: config.logLevel });
-start(config, logger).catch((err: unknown) => {
-  logger.fatal({ err }, `start-up failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runEntryPoint(start);

@@ -6,13 +6,13 @@ import { adminConnectionHandler, adminSocketPath } from './admin/admin-socket.js
 import { runAdminCommand } from './admin/commands.js';
 import { buildServerApp } from './apps/server/build-app.js';
 import { createCoreServices, type CoreServices } from './apps/server/services.js';
-import { closeGracefully } from './http/graceful-close.js';
-import { ConfigError, loadConfig, type Config } from './config/env.js';
+import { exitGracefullyOnSignals, runEntryPoint } from './http/graceful-close.js';
+import type { Config } from './config/env.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrator.js';
 import { INITIAL_ADMIN, type UserService } from './modules/users/users.service.js';
 import { systemClock } from './platform/clock.js';
-import { createLogger, type Logger } from './platform/logger.js';
+import type { Logger } from './platform/logger.js';
 import { loadServerSecrets } from './platform/server-secrets.js';
 
 async function readTls(config: Config): Promise<{ key: Buffer; cert: Buffer } | undefined> {
@@ -80,41 +80,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   // Only this process may open the embedded database, so the CLI's admin commands come in here.
   const adminSocket = db.dialect === 'pglite' ? await listenAdminSocket(adminSocketPath(config.dataDir), core, logger) : undefined;
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    adminSocket?.close();
-    closeGracefully(app, db).then(
-      (inTime) => {
-        if (inTime) logger.info('stopped');
-        else logger.error('shutdown deadline passed; exiting with work unfinished');
-        process.exit(inTime ? 0 : 1);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  exitGracefullyOnSignals(app, db, logger, () => adminSocket?.close());
 }
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  process.stderr.write(`${err.message}\n`);
-  process.exit(2);
-}
-const logger = createLogger({ level: config.logLevel });
-start(config, logger).catch((err: unknown) => {
-  logger.fatal({ err }, `start-up failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runEntryPoint(start);

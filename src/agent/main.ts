@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Platform } from './device-state.js';
 import { defaultPlatform, ReferenceAgent, type ReferenceAgentOptions } from './reference-agent.js';
+import { serverUrlProblem } from './server-api.js';
 
 const USAGE = `Usage: npm run agent -- --server URL --key KEY [options]
 
@@ -47,13 +48,8 @@ function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv): ReferenceAgentO
 
   const server = values.server;
   if (!server) throw new UsageError('--server is required');
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new UsageError(`--server is not a URL: ${server}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--server must be an http:// or https:// URL');
+  const problem = serverUrlProblem(server);
+  if (problem) throw new UsageError(problem);
   const key = values.key ?? env.RMM_AGENT_KEY;
   if (!key) throw new UsageError('--key is required (or set RMM_AGENT_KEY)');
   const agentId = values['agent-id']?.toLowerCase();

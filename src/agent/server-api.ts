@@ -37,6 +37,17 @@ export class ServerError extends Error {
   }
 }
 
+/** Why `value` cannot be a server URL for `--server`, or undefined when it can. */
+export function serverUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `--server is not a URL: ${value}`;
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : '--server must be an http:// or https:// URL';
+}
+
 /** `http://host:8080` or `http://host:8080/` → `http://host:8080/`; a path prefix is kept. */
 function baseOf(serverUrl: string): URL {
   const url = new URL(serverUrl);

@@ -49,10 +49,11 @@ export interface ServerProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-export function spawnServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** Starts the RMM server (or, with `entry`, the call-status service) as a process on 127.0.0.1, any free port. */
+export function spawnServer(env: Record<string, string>, entry: 'src/main.ts' | 'src/callstatus-main.ts' = 'src/main.ts'): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
-    env: childEnv({ HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env }),
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const proc: ServerProcess = {

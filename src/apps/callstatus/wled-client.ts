@@ -52,7 +52,7 @@ export class WledClient {
       fx = effect.index;
       note = effect.note;
     } catch (err) {
-      note = ` (effect "${change.effect}" not resolved: ${describe(err)}; solid used)`;
+      note = ` (effect "${change.effect}" not resolved: ${describe(err, this.timeoutMs)}; solid used)`;
     }
     const body = { on: true, seg: [{ id: change.segment, on: true, col: [[...change.rgb]], fx }] };
     const request = `POST ${url} ${JSON.stringify(body)}`;
@@ -61,7 +61,7 @@ export class WledClient {
       await res.arrayBuffer().catch(() => undefined); // release the connection
       return { request, result: `HTTP ${res.status}${note}` };
     } catch (err) {
-      return { request, result: `${describe(err)}${note}` };
+      return { request, result: `${describe(err, this.timeoutMs)}${note}` };
     }
   }
 
@@ -83,8 +83,8 @@ export class WledClient {
   }
 }
 
-function describe(err: unknown): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timed out after ${REQUEST_TIMEOUT_MS / 1000} s`;
+function describe(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `timed out after ${timeoutMs / 1000} s`;
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
   return err instanceof Error ? `${err.message}${cause}` : String(err);
 }

@@ -2,6 +2,7 @@
 // proxy WebSocket as a local port until interrupted. It talks to a server over HTTP(S) like any API
 // client and needs no database or server configuration.
 import { parseArgs } from 'node:util';
+import { serverUrlProblem } from '../../agent/server-api.js';
 import { exposeTunnel, type TunnelClientOptions } from './tunnel-client.js';
 
 export const TUNNEL_CONNECT_USAGE = 'tunnel connect --server URL --tunnel ID --listen ADDR';
@@ -33,13 +34,8 @@ export function parseTunnelConnectArgs(argv: string[], env: NodeJS.ProcessEnv): 
   }
   const { server, tunnel, listen } = values;
   if (!server || !tunnel || !listen) throw new UsageError('--server, --tunnel and --listen are required');
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    throw new UsageError(`--server is not a URL: ${server}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--server must be an http:// or https:// URL');
+  const problem = serverUrlProblem(server);
+  if (problem) throw new UsageError(problem);
   if (!/^[0-9a-f]{1,64}$/.test(tunnel)) throw new UsageError('--tunnel must be a tunnel id (hex)');
   const apiKey = values.key ?? env.RMM_API_KEY;
   const token = values.token ?? env.RMM_TOKEN;
