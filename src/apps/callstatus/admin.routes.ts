@@ -19,17 +19,20 @@ const hostname = z
   .trim()
   .regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/, 'must be a host name or IP address, optionally with :port');
 
+// Optional fields have no zod default: the columns' defaults fill them on create, and a PUT that
+// leaves them out must keep what is stored (a zod default would reset them).
 const userBody = z.object({
-  directory_id: text(200).default(''),
+  directory_id: text(200).optional().describe("Default ''"),
   display_name: text(200).min(1),
-  extension: text(64).default(''),
-  personal_nr: text(64).default(''),
-  active: z.boolean().default(true),
+  extension: text(64).optional().describe("Default ''"),
+  personal_nr: text(64).optional().describe("Default ''"),
+  active: z.boolean().optional().describe('Default true'),
 });
 const deviceBody = z.object({ name: text(200).min(1), hostname });
 const assignmentBody = z.object({ user_id: z.number().int().min(1), device_id: z.number().int().min(1), segment: z.number().int().min(0).max(255) });
-const colorBody = z.object({ status_key: text(64).min(1), r: byte, g: byte, b: byte, effect: text(64).default('') });
-const withId = <T extends z.ZodObject>(body: T) => body.extend({ id: z.number().int() });
+const colorBody = z.object({ status_key: text(64).min(1), r: byte, g: byte, b: byte, effect: text(64).optional().describe("Default '' (solid)") });
+/** The stored row: every field present. */
+const withId = <T extends z.ZodObject>(body: T) => body.required().extend({ id: z.number().int() });
 
 export const adminRoutes: FastifyPluginAsyncZod<{ db: Kysely<CallstatusDatabase>; adminToken: string | undefined }> = async (app, { db, adminToken }) => {
   const expected = adminToken ? digest(adminToken) : undefined;
