@@ -5,6 +5,7 @@ import identity from './0002_identity.js';
 import agents from './0003_agents.js';
 import metrics from './0004_metrics.js';
 import configBackups from './0005_config_backups.js';
+import firmware from './0006_firmware.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -14,4 +15,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0003_agents', agents],
   ['0004_metrics', metrics],
   ['0005_config_backups', configBackups],
+  ['0006_firmware', firmware],
 ];

@@ -43,7 +43,7 @@ function wholeNumber(fallback: string, unit: string, max: number) {
   return z
     .string()
     .default(fallback)
-    .refine((v) => /^\d{1,9}$/.test(v) && Number(v) >= 1 && Number(v) <= max, `must be a whole number of ${unit} from 1 to ${max}`)
+    .refine((v) => /^\d{1,12}$/.test(v) && Number(v) >= 1 && Number(v) <= max, `must be a whole number of ${unit} from 1 to ${max}`)
     .transform(Number);
 }
 
@@ -65,6 +65,7 @@ const envSchema = z
     TUNNEL_PORT_MAX: port(20000),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    FIRMWARE_MAX_BYTES: wholeNumber(String(256 * 1024 * 1024), 'bytes', 16 * 1024 * 1024 * 1024),
     CALLSTATUS_PORT: port(8081),
     CALLSTATUS_DATABASE_URL: postgresUrl,
     CALLSTATUS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -108,6 +109,8 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   /** Password of the `admin` user created on first start; unset: one is generated and logged once. */
   readonly adminPassword: string | undefined;
+  /** Largest firmware binary or installer package accepted (413 above). */
+  readonly firmwareMaxBytes: number;
   /** The call-status service (second app). */
   readonly callstatus: {
     readonly port: number;
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,
+    firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
     callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),
   });
 }

@@ -137,6 +137,23 @@ export interface ConfigBackupsTable {
   created_at: Timestamp;
 }
 
+export interface FirmwareTable {
+  id: Generated<number>;
+  version: string;
+  platform: string;
+  /** SHA-256 hex of the binary; also the name of its file in the blob store. */
+  sha256: string;
+  size: number;
+  created_at: Timestamp;
+}
+
+export interface InstallersTable {
+  platform: string;
+  sha256: string;
+  size: number;
+  created_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -151,4 +168,6 @@ export interface Database {
   metric_points: MetricPointsTable;
   metric_hours: MetricHoursTable;
   config_backups: ConfigBackupsTable;
+  firmware: FirmwareTable;
+  installers: InstallersTable;
 }

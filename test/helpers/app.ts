@@ -16,6 +16,8 @@ import { createTestDb } from './db.js';
 export interface TestApp {
   app: FastifyInstance;
   db: DbHandle;
+  /** The configuration the app runs with (its DATA_DIR is a fresh temporary directory). */
+  config: Config;
   /** Log lines written so far (only when built with `captureLogs`). */
   logs(): string[];
   close(): Promise<void>;
@@ -62,6 +64,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   return {
     app,
     db,
+    config,
     logs: () => [...lines],
     close: async () => {
       await app.close();

@@ -1,5 +1,6 @@
 // The RMM server as a Fastify app: plugins, then each feature's routes. It never listens; main.ts does,
 // and tests drive it with inject().
+import path from 'node:path';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -24,6 +25,11 @@ import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
 import { VpnService } from '../../modules/vpn/vpn.service.js';
 import { eventRoutes } from '../../modules/agents/events.routes.js';
 import { HeartbeatWriter } from '../../modules/agents/heartbeat-writer.js';
+import { BlobStore } from '../../modules/firmware/blob-store.js';
+import { firmwareRoutes } from '../../modules/firmware/firmware.routes.js';
+import { FirmwareService } from '../../modules/firmware/firmware.service.js';
+import { UpdateFlags } from '../../modules/firmware/update-flag.js';
+import { updateFlagRoutes } from '../../modules/firmware/update-flag.routes.js';
 import { LayoutRegistry } from '../../modules/metrics/layouts.js';
 import { MetricsMaintenance } from '../../modules/metrics/maintenance.js';
 import { metricRoutes } from '../../modules/metrics/metrics.routes.js';
@@ -126,6 +132,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     });
   }
 
+  const blobs = new BlobStore(path.join(deps.config.dataDir, 'blobs'));
+  const firmware = new FirmwareService(deps.db.db, blobs, clock, deps.config.firmwareMaxBytes);
+  const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings);
+
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
   await app.register(
     async (api) => {
@@ -137,7 +147,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(settingsRoutes, { settings: core.settings });
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
-      await api.register(agentProtocolRoutes, { agents, heartbeats });
+      await api.register(agentProtocolRoutes, { agents, heartbeats, updates });
       await api.register(agentSocketRoutes, { hub, agents });
       await api.register(commandRoutes, { hub, agents, tunnels });
       await api.register(tunnelRoutes, { tunnels, agents });
@@ -145,6 +155,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(backupRoutes, { backups: new BackupService(deps.db.db, agents, hub, clock) });
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
+      await api.register(firmwareRoutes, { firmware, maxBytes: deps.config.firmwareMaxBytes });
+      await api.register(updateFlagRoutes, { flags: updates });
     },
     { prefix: API_PREFIX },
   );

@@ -7,6 +7,7 @@ import { AppError } from '../../platform/errors.js';
 import { scopeOf } from '../auth/caller.js';
 import { heartbeatBody, heartbeatResponse, registerBody, registerResponse } from './agents.schemas.js';
 import type { AgentService } from './agents.service.js';
+import type { UpdateFlags } from '../firmware/update-flag.js';
 import type { HeartbeatWriter } from './heartbeat-writer.js';
 
 const tags = ['agent protocol'];
@@ -19,9 +20,9 @@ declare module 'fastify' {
   }
 }
 
-export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; heartbeats: HeartbeatWriter }> = async (
+export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; heartbeats: HeartbeatWriter; updates: UpdateFlags }> = async (
   app,
-  { agents, heartbeats },
+  { agents, heartbeats, updates },
 ) => {
   app.post(
     '/agent/register',
@@ -68,7 +69,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; 
           'customer) → 404 AGENT_NOT_REGISTERED. Answered after the heartbeat and its metric samples (contract §2; at ' +
           'most 2,000 per heartbeat, the first in document order) are stored; 503 when they could not be. ' +
           'update_available is true when an update was requested for the agent and firmware for its platform exists ' +
-          'whose sha256 differs from agent_sha256 (firmware distribution arrives with its own feature).',
+          'whose sha256 differs from agent_sha256; then `update` = {version, sha256, size, download_url} (download_url on the settings\' backend_url, else on the address the heartbeat came to). ' +
+          'A heartbeat reporting the latest firmware\'s sha256 clears the flag.',
         tags,
         body: heartbeatBody,
         response: { 200: heartbeatResponse },
@@ -96,7 +98,9 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; 
           throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again');
         });
       if (!outcome.found) throw new AppError('AGENT_NOT_REGISTERED', 'Agent is not registered; register it first');
-      return { ok: true as const, status: 'online' as const, server_time: receivedAt.toISOString(), update_available: false };
+      const agent = { id: body.agent_id, platform: body.platform, sha256: body.agent_sha256?.toLowerCase() ?? null, updateRequested: outcome.updateRequested };
+      const offer = await updates.offer(agent, `${request.protocol}://${request.host}`);
+      return { ok: true as const, status: 'online' as const, server_time: receivedAt.toISOString(), ...offer };
     },
   );
 };

@@ -62,6 +62,10 @@ export const heartbeatResponse = z.object({
   status: z.literal('online'),
   server_time: timestampSchema,
   update_available: z.boolean(),
+  update: z
+    .object({ version: z.string(), sha256: z.string(), size: z.number().int(), download_url: z.string() })
+    .optional()
+    .describe('Only when update_available'),
 });
 
 export const agentSchema = z

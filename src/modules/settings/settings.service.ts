@@ -69,6 +69,12 @@ export class SettingsService {
     return this.view(caller);
   }
 
+  /** Where agents reach this server, as configured (installer packages, firmware download URLs). */
+  async agentUrls(): Promise<{ backend_url: string | null; ws_url: string | null }> {
+    const stored = await repo.readSettings(this.db);
+    return { backend_url: stored.get('backend_url') ?? null, ws_url: stored.get('ws_url') ?? null };
+  }
+
   /** A secret setting in clear text, for the features that use it (installer download, webhooks). */
   async secret(name: SecretSetting): Promise<string | null> {
     const sealed = (await repo.readSettings(this.db)).get(name);

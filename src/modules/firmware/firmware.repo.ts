@@ -1,0 +1,56 @@
+// All SQL of firmware and the update flag: firmware rows naming their binary in the blob store by
+// SHA-256, and the agents' update_requested column.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, FirmwareTable } from '../../db/schema.js';
+import type { CustomerScope } from '../auth/caller.js';
+
+type Db = Kysely<Database>;
+
+export type FirmwareRow = Selectable<FirmwareTable>;
+
+export function findFirmware(db: Db, platform: string, version: string): Promise<FirmwareRow | undefined> {
+  return db.selectFrom('firmware').selectAll().where('platform', '=', platform).where('version', '=', version).executeTakeFirst();
+}
+
+export function listFirmware(db: Db, platform?: string): Promise<FirmwareRow[]> {
+  return db
+    .selectFrom('firmware')
+    .selectAll()
+    .$if(platform !== undefined, (q) => q.where('platform', '=', platform!))
+    .execute();
+}
+
+/** Inserts the row; on an existing version+platform replaces it when `replace`, else returns undefined. */
+export function saveFirmware(db: Db, row: Omit<FirmwareRow, 'id'>, replace: boolean): Promise<FirmwareRow | undefined> {
+  return db
+    .insertInto('firmware')
+    .values(row)
+    .onConflict((oc) =>
+      replace ? oc.columns(['platform', 'version']).doUpdateSet({ sha256: row.sha256, size: row.size, created_at: row.created_at }) : oc.doNothing(),
+    )
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Whether any firmware or installer row still names this blob (both live in one blob store). */
+export async function isBlobReferenced(db: Db, sha256: string): Promise<boolean> {
+  const [installer, firmware] = await Promise.all([
+    db.selectFrom('installers').select('platform').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
+    db.selectFrom('firmware').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst(),
+  ]);
+  return installer !== undefined || firmware !== undefined;
+}
+
+export async function setUpdateRequested(db: Db, agentId: string, requested: boolean): Promise<void> {
+  await db.updateTable('agents').set({ update_requested: requested }).where('id', '=', agentId).execute();
+}
+
+/** Flags every agent of the scope (all agents when unscoped); returns how many. */
+export async function requestUpdateForAll(db: Db, scope: CustomerScope): Promise<number> {
+  const result = await db
+    .updateTable('agents')
+    .set({ update_requested: true })
+    .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

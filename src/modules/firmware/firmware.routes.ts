@@ -1,0 +1,127 @@
+// Firmware distribution (contract §9): upload streamed to disk, list, latest, download streamed with
+// its version and hash in headers and an ETag. Agents' keys may read all of it (the on-device updater).
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../platform/errors.js';
+import { timestampSchema } from '../../http/common-schemas.js';
+import { platformSchema } from '../agents/agents.schemas.js';
+import type { Firmware, FirmwareService, Platform } from './firmware.service.js';
+import { VERSION_PATTERN } from './versions.js';
+
+const tags = ['firmware'];
+const versionSchema = z.string().regex(VERSION_PATTERN, 'must match ^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$');
+const firmwareSchema = z.object({
+  id: z.number().int(),
+  version: z.string(),
+  platform: platformSchema,
+  sha256: z.string().describe('SHA-256 of the binary, lowercase hex'),
+  size: z.number().int().describe('Bytes'),
+  created_at: timestampSchema,
+});
+const dto = (f: Firmware) => ({ ...f, platform: f.platform as Platform, created_at: f.created_at.toISOString() });
+
+export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; maxBytes: number }> = async (app, { firmware, maxBytes }) => {
+  // The body is handed over as the raw stream: the store writes it to disk as it arrives.
+  app.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
+
+  app.post(
+    '/firmware/upload',
+    {
+      bodyLimit: maxBytes,
+      config: { access: 'write', audit: 'firmware.upload' },
+      schema: {
+        summary: 'Upload an agent binary for a version and platform',
+        description:
+          'Body: the binary as `application/octet-stream`, streamed to disk and hashed (SHA-256) on the way; only a complete upload is kept. ' +
+          'The same version and platform again → 409 unless `replace=true`; larger than FIRMWARE_MAX_BYTES (default 256 MiB) → 413; empty → 400.',
+        tags,
+        querystring: z.object({ version: versionSchema, platform: platformSchema, replace: z.enum(['true', 'false']).default('false') }),
+        response: { 201: firmwareSchema },
+      },
+    },
+    async (request, reply) => {
+      const declared = Number(request.headers['content-length']);
+      try {
+        const created = await firmware.upload({
+          version: request.query.version,
+          platform: request.query.platform,
+          replace: request.query.replace === 'true',
+          body: request.body as Readable,
+          ...(Number.isFinite(declared) ? { declaredSize: declared } : {}),
+        });
+        return await reply.code(201).send(dto(created));
+      } catch (err) {
+        // Refused before the whole body arrived (409, 413): end the connection after the answer rather
+        // than read the rest of a large body nobody wants.
+        if (!request.raw.complete) reply.header('connection', 'close');
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/firmware',
+    {
+      config: { access: 'agent' },
+      schema: { summary: 'Stored firmware, newest version first per platform', tags, querystring: z.object({ platform: platformSchema.optional() }), response: { 200: z.array(firmwareSchema) } },
+    },
+    async (request) => (await firmware.list(request.query.platform)).map(dto),
+  );
+
+  app.get(
+    '/firmware/latest',
+    {
+      config: { access: 'agent' },
+      schema: {
+        summary: 'The highest firmware version of a platform',
+        description: 'Versions compare numeric-aware (1.10 > 1.9). None for the platform → 404.',
+        tags,
+        querystring: z.object({ platform: platformSchema }),
+        response: { 200: firmwareSchema },
+      },
+    },
+    async (request) => {
+      const latest = await firmware.latest(request.query.platform);
+      if (!latest) throw new AppError('NOT_FOUND', `No firmware for ${request.query.platform}`);
+      return dto(latest);
+    },
+  );
+
+  app.get(
+    '/firmware/download',
+    {
+      config: { access: 'agent' },
+      schema: {
+        summary: 'Download a binary (the latest, or the given version)',
+        description:
+          'Streamed, with `x-firmware-version`, `x-firmware-sha256`, `content-length` and `etag` (the quoted SHA-256). `If-None-Match` with that ETag → 304.',
+        tags,
+        querystring: z.object({ platform: platformSchema, version: versionSchema.optional() }),
+      },
+    },
+    async (request, reply) => {
+      const { firmware: found, stream } = await firmware.download(request.query.platform, request.query.version);
+      const etag = `"${found.sha256}"`;
+      reply.header('etag', etag).header('x-firmware-version', found.version).header('x-firmware-sha256', found.sha256);
+      if (matchesEtag(request.headers['if-none-match'], etag)) {
+        stream.destroy();
+        return reply.code(304).send();
+      }
+      return reply
+        .type('application/octet-stream')
+        .header('content-length', String(found.size))
+        .header('content-disposition', `attachment; filename="rmm-agent-${found.platform}-${found.version}"`)
+        .send(stream);
+    },
+  );
+};
+
+/** `If-None-Match: "a", W/"b"` or `*`. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
