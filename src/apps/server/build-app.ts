@@ -30,6 +30,8 @@ import { firmwareRoutes } from '../../modules/firmware/firmware.routes.js';
 import { FirmwareService } from '../../modules/firmware/firmware.service.js';
 import { UpdateFlags } from '../../modules/firmware/update-flag.js';
 import { updateFlagRoutes } from '../../modules/firmware/update-flag.routes.js';
+import { installerRoutes } from '../../modules/installer/installer.routes.js';
+import { InstallerService } from '../../modules/installer/installer.service.js';
 import { LayoutRegistry } from '../../modules/metrics/layouts.js';
 import { MetricsMaintenance } from '../../modules/metrics/maintenance.js';
 import { metricRoutes } from '../../modules/metrics/metrics.routes.js';
@@ -155,6 +157,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(backupRoutes, { backups: new BackupService(deps.db.db, agents, hub, clock) });
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
+      await api.register(installerRoutes, { installers: new InstallerService(deps.db.db, blobs, core.settings, clock, deps.config.firmwareMaxBytes) });
       await api.register(firmwareRoutes, { firmware, maxBytes: deps.config.firmwareMaxBytes });
       await api.register(updateFlagRoutes, { flags: updates });
     },

@@ -1,0 +1,88 @@
+// Installer packages (contract §9): one ZIP per platform, kept in the blob store shared with firmware.
+// The download is the uploaded ZIP with rmm-agent.json put in, carrying where the agent reaches this
+// server and the agent key it signs in with, so a freshly installed device needs no manual setup.
+import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { BlobStore } from '../firmware/blob-store.js';
+import { isBlobReferenced } from '../firmware/firmware.repo.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import * as repo from './installer.repo.js';
+import { AGENT_CONFIG_FILE, checkInstallerZip, repackWith, type PackageFile } from './zip-package.js';
+
+export type { InstallerRow } from './installer.repo.js';
+
+export const INSTALLER_PLATFORMS = ['windows'] as const;
+export type InstallerPlatform = (typeof INSTALLER_PLATFORMS)[number];
+
+const notFound = (platform: string) => new AppError('NOT_FOUND', `No installer package has been uploaded for ${platform}`);
+
+export class InstallerService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly blobs: BlobStore,
+    private readonly settings: SettingsService,
+    private readonly clock: Clock,
+    /** Largest package accepted (FIRMWARE_MAX_BYTES); 413 above. */
+    readonly maxBytes: number,
+  ) {}
+
+  /** Stores the ZIP streamed in `body` as the platform's package, replacing the previous one. */
+  async upload(platform: InstallerPlatform, body: Readable): Promise<repo.InstallerRow> {
+    const { sha256, size } = await this.blobs.receive(body, this.maxBytes, checkInstallerZip);
+    let saved: { row: repo.InstallerRow; previous: repo.InstallerRow | undefined };
+    try {
+      saved = await this.db.transaction().execute(async (trx) => {
+        const previous = await repo.lockInstaller(trx, platform);
+        const row = await repo.saveInstaller(trx, { platform, sha256, size, created_at: this.clock.now() });
+        return { row, previous };
+      });
+    } catch (err) {
+      await this.removeUnlessReferenced(sha256);
+      throw err;
+    }
+    if (saved.previous && saved.previous.sha256 !== sha256) await this.removeUnlessReferenced(saved.previous.sha256);
+    return saved.row;
+  }
+
+  /** The platform's stored package; 404 when none was uploaded. */
+  async get(platform: InstallerPlatform): Promise<repo.InstallerRow> {
+    const row = await repo.findInstaller(this.db, platform);
+    if (!row) throw notFound(platform);
+    return row;
+  }
+
+  /** The package as a ZIP stream with rmm-agent.json added; 404 when none was uploaded. */
+  async download(platform: InstallerPlatform): Promise<Readable> {
+    const added = await this.agentConfigFile();
+    // A second look covers a replacement that removed the old file between reading its row and opening it.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const row = await repo.findInstaller(this.db, platform);
+      if (!row) break;
+      try {
+        return await repackWith(this.blobs.pathOf(row.sha256), added);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+    throw notFound(platform);
+  }
+
+  /** rmm-agent.json with the settings that are set; none set: no file, and the package goes out as uploaded. */
+  private async agentConfigFile(): Promise<PackageFile | undefined> {
+    const [urls, apiKey] = await Promise.all([this.settings.agentUrls(), this.settings.secret('installer_api_key')]);
+    const config: Record<string, string> = {};
+    if (urls.backend_url) config.server_url = urls.backend_url;
+    if (urls.ws_url) config.ws_url = urls.ws_url;
+    if (apiKey) config.api_key = apiKey;
+    if (Object.keys(config).length === 0) return undefined;
+    return { name: AGENT_CONFIG_FILE, content: Buffer.from(`${JSON.stringify(config, null, 2)}\n`, 'utf8'), mtime: this.clock.now() };
+  }
+
+  /** Firmware and installers share the store: a blob goes only when no row of either names it. */
+  private async removeUnlessReferenced(sha256: string): Promise<void> {
+    if (!(await isBlobReferenced(this.db, sha256))) await this.blobs.remove(sha256);
+  }
+}
