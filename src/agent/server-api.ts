@@ -49,7 +49,7 @@ export function serverUrlProblem(value: string): string | undefined {
 }
 
 /** `http://host:8080` or `http://host:8080/` → `http://host:8080/`; a path prefix is kept. */
-function baseOf(serverUrl: string): URL {
+export function baseOf(serverUrl: string): URL {
   const url = new URL(serverUrl);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`server URL must be http or https: ${serverUrl}`);
   if (!url.pathname.endsWith('/')) url.pathname += '/';

@@ -1,0 +1,183 @@
+// Command line of the on-device updater: `npm run updater -- --server URL --key KEY --agent-id ID --binary
+// PATH [...] [-- agent args]`. Parses and checks the arguments (exit 2 with the usage on a bad one), picks
+// how the agent is stopped and started, polls until SIGINT/SIGTERM. With the plain strategy the updater
+// is the agent's parent: it starts the agent first and stops it when it stops itself.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Platform } from '../device-state.js';
+import { serverUrlProblem } from '../server-api.js';
+import { parseServiceCommand, PlainProcess, RcService, SystemdService, type ServiceControl } from './service-control.js';
+import { Updater } from './updater.js';
+
+const USAGE = `Usage: npm run updater -- --server URL --key KEY --agent-id ID --binary PATH [options] [-- agent args...]
+
+  --server URL           RMM server base URL, e.g. http://localhost:8080 (required)
+  --key KEY              agent API key (required; or environment variable RMM_AGENT_KEY)
+  --agent-id ID          id of the agent this updater looks after (16-64 hex characters, required)
+  --binary PATH          the installed agent binary that gets replaced (required)
+  --service S            how the agent is stopped and started (default plain):
+                           plain          the updater runs the binary itself, with the agent args after --
+                           systemd:UNIT   systemctl stop|start|is-active UNIT
+                           rc:NAME        service NAME stop|start|status (FreeBSD rc.d)
+  --service-cmd "CMD"    instead of --service: a command with {action} (start, stop or status), run
+                         without a shell, e.g. "systemctl {action} rmm-agent"; status exit 0 = running
+  --platform P           firmware platform: freebsd, linux or windows (default: the agent's, from the server)
+  --interval S           seconds between polls (default 60)
+  --health-timeout S     seconds a new binary has to reach the server before it is rolled back (default 120)
+  -h, --help             show this help
+`;
+
+class UsageError extends Error {}
+
+interface UpdaterArgs {
+  serverUrl: string;
+  apiKey: string;
+  agentId: string;
+  binaryPath: string;
+  platform?: Platform;
+  pollIntervalMs: number;
+  healthTimeoutMs: number;
+  /** Builds the strategy; `log` goes to the plain child's exit messages. */
+  service: (log: (line: string) => void) => ServiceControl;
+}
+
+function seconds(value: string | undefined, fallback: number, name: string, max: number): number {
+  const n = value === undefined ? fallback : Number(value);
+  if (!Number.isFinite(n) || n < 1 || n > max) throw new UsageError(`${name} must be a number of seconds from 1 to ${max}`);
+  return Math.round(n * 1000);
+}
+
+function serviceOf(values: { service?: string; 'service-cmd'?: string }, binaryPath: string, agentArgs: string[]): UpdaterArgs['service'] {
+  if (values.service !== undefined && values['service-cmd'] !== undefined) throw new UsageError('use either --service or --service-cmd, not both');
+  const service = values.service ?? 'plain';
+  if (agentArgs.length > 0 && (service !== 'plain' || values['service-cmd'] !== undefined)) {
+    throw new UsageError('agent arguments after -- only apply to --service plain');
+  }
+  if (values['service-cmd'] !== undefined) {
+    let strategy: ServiceControl;
+    try {
+      strategy = parseServiceCommand(values['service-cmd']);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    return () => strategy;
+  }
+  if (service === 'plain') return (log) => new PlainProcess(binaryPath, agentArgs, process.env, { log });
+  const colon = service.indexOf(':');
+  const kind = colon === -1 ? service : service.slice(0, colon);
+  const name = colon === -1 ? '' : service.slice(colon + 1);
+  if (kind !== 'systemd' && kind !== 'rc') throw new UsageError('--service must be plain, systemd:UNIT or rc:NAME');
+  // The name becomes one argument of systemctl/service; refusing option-like and odd names keeps it one.
+  if (!/^[A-Za-z0-9@._:-]{1,128}$/.test(name) || name.startsWith('-')) throw new UsageError(`--service ${service}: not a valid service name`);
+  return kind === 'systemd' ? () => new SystemdService(name) : () => new RcService(name);
+}
+
+function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): UpdaterArgs | 'help' {
+  // Everything after the first `--` belongs to the agent, untouched.
+  const split = argv.indexOf('--');
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const agentArgs = split === -1 ? [] : argv.slice(split + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: own,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        server: { type: 'string' },
+        key: { type: 'string' },
+        'agent-id': { type: 'string' },
+        binary: { type: 'string' },
+        service: { type: 'string' },
+        'service-cmd': { type: 'string' },
+        platform: { type: 'string' },
+        interval: { type: 'string' },
+        'health-timeout': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return 'help';
+
+  const server = values.server;
+  if (!server) throw new UsageError('--server is required');
+  const problem = serverUrlProblem(server);
+  if (problem) throw new UsageError(problem);
+  const key = values.key ?? env.RMM_AGENT_KEY;
+  if (!key) throw new UsageError('--key is required (or set RMM_AGENT_KEY)');
+  const agentId = values['agent-id']?.toLowerCase();
+  if (!agentId) throw new UsageError('--agent-id is required');
+  if (!/^[0-9a-f]{16,64}$/.test(agentId)) throw new UsageError('--agent-id must be 16 to 64 hex characters');
+  if (!values.binary) throw new UsageError('--binary is required');
+  const binaryPath = path.resolve(values.binary);
+  const platform = values.platform;
+  if (platform !== undefined && !['freebsd', 'linux', 'windows'].includes(platform)) throw new UsageError('--platform must be freebsd, linux or windows');
+
+  return {
+    serverUrl: server,
+    apiKey: key,
+    agentId,
+    binaryPath,
+    ...(platform !== undefined ? { platform: platform as Platform } : {}),
+    pollIntervalMs: seconds(values.interval, 60, '--interval', 86_400),
+    healthTimeoutMs: seconds(values['health-timeout'], 120, '--health-timeout', 3_600),
+    service: serviceOf(values, binaryPath, agentArgs),
+  };
+}
+
+async function main(): Promise<void> {
+  let args: UpdaterArgs | 'help';
+  try {
+    args = parseUpdaterArgs(process.argv.slice(2), process.env);
+    if (args !== 'help') {
+      const info = await stat(args.binaryPath).catch(() => undefined);
+      if (!info?.isFile()) throw new UsageError(`--binary ${args.binaryPath} is not a file`);
+    }
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (args === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+
+  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+  const service = args.service(log);
+  const updater = new Updater({ ...args, service, log });
+  const plain = service instanceof PlainProcess ? service : null;
+  // Even on a crash, a child agent must not outlive the updater that supervises it.
+  if (plain) process.on('exit', () => plain.killNow());
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal} received, stopping`);
+    updater
+      .stop()
+      .then(() => plain?.stop())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log(`stop failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  log(`updater starting: server ${args.serverUrl}, agent ${args.agentId}, binary ${args.binaryPath}, ${service.description}`);
+  if (plain) await plain.start();
+  await updater.run();
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`fatal: ${(err as Error).message}\n`);
+  process.exit(1);
+});
