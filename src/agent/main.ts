@@ -2,10 +2,9 @@
 // and checks the arguments (exit 2 with the usage on a bad one), runs one ReferenceAgent, prints one
 // line per important event and stops cleanly on SIGINT/SIGTERM.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Platform } from './device-state.js';
 import { defaultPlatform, ReferenceAgent, type ReferenceAgentOptions } from './reference-agent.js';
-import { serverUrlProblem } from './server-api.js';
+import { checkAgentId, parseOptions, requireAgentKey, requireServer, UsageError } from './cli-args.js';
 
 const USAGE = `Usage: npm run agent -- --server URL --key KEY [options]
 
@@ -20,40 +19,23 @@ const USAGE = `Usage: npm run agent -- --server URL --key KEY [options]
   -h, --help           show this help
 `;
 
-class UsageError extends Error {}
-
 function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv): ReferenceAgentOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        server: { type: 'string' },
-        key: { type: 'string' },
-        name: { type: 'string' },
-        'agent-id': { type: 'string' },
-        interval: { type: 'string' },
-        state: { type: 'string' },
-        'backup-file': { type: 'string' },
-        platform: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const values = parseOptions(argv, {
+    server: { type: 'string' },
+    key: { type: 'string' },
+    name: { type: 'string' },
+    'agent-id': { type: 'string' },
+    interval: { type: 'string' },
+    state: { type: 'string' },
+    'backup-file': { type: 'string' },
+    platform: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
 
-  const server = values.server;
-  if (!server) throw new UsageError('--server is required');
-  const problem = serverUrlProblem(server);
-  if (problem) throw new UsageError(problem);
-  const key = values.key ?? env.RMM_AGENT_KEY;
-  if (!key) throw new UsageError('--key is required (or set RMM_AGENT_KEY)');
-  const agentId = values['agent-id']?.toLowerCase();
-  if (agentId !== undefined && !/^[0-9a-f]{16,64}$/.test(agentId)) throw new UsageError('--agent-id must be 16 to 64 hex characters');
+  const server = requireServer(values.server);
+  const key = requireAgentKey(values.key, env);
+  const agentId = checkAgentId(values['agent-id']);
   const interval = values.interval === undefined ? 60 : Number(values.interval);
   if (!Number.isFinite(interval) || interval < 1 || interval > 86_400) throw new UsageError('--interval must be a number of seconds from 1 to 86400');
   const platform = values.platform ?? defaultPlatform();

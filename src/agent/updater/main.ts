@@ -4,9 +4,8 @@
 // is the agent's parent: it starts the agent first and stops it when it stops itself.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Platform } from '../device-state.js';
-import { serverUrlProblem } from '../server-api.js';
+import { checkAgentId, parseOptions, requireAgentKey, requireServer, UsageError } from '../cli-args.js';
 import { parseServiceCommand, PlainProcess, RcService, SystemdService, type ServiceControl } from './service-control.js';
 import { Updater } from './updater.js';
 
@@ -27,8 +26,6 @@ const USAGE = `Usage: npm run updater -- --server URL --key KEY --agent-id ID --
   --health-timeout S     seconds a new binary has to reach the server before it is rolled back (default 120)
   -h, --help             show this help
 `;
-
-class UsageError extends Error {}
 
 interface UpdaterArgs {
   serverUrl: string;
@@ -78,39 +75,24 @@ function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): UpdaterArgs |
   const split = argv.indexOf('--');
   const own = split === -1 ? argv : argv.slice(0, split);
   const agentArgs = split === -1 ? [] : argv.slice(split + 1);
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: own,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        server: { type: 'string' },
-        key: { type: 'string' },
-        'agent-id': { type: 'string' },
-        binary: { type: 'string' },
-        service: { type: 'string' },
-        'service-cmd': { type: 'string' },
-        platform: { type: 'string' },
-        interval: { type: 'string' },
-        'health-timeout': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  const values = parseOptions(own, {
+    server: { type: 'string' },
+    key: { type: 'string' },
+    'agent-id': { type: 'string' },
+    binary: { type: 'string' },
+    service: { type: 'string' },
+    'service-cmd': { type: 'string' },
+    platform: { type: 'string' },
+    interval: { type: 'string' },
+    'health-timeout': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
 
-  const server = values.server;
-  if (!server) throw new UsageError('--server is required');
-  const problem = serverUrlProblem(server);
-  if (problem) throw new UsageError(problem);
-  const key = values.key ?? env.RMM_AGENT_KEY;
-  if (!key) throw new UsageError('--key is required (or set RMM_AGENT_KEY)');
-  const agentId = values['agent-id']?.toLowerCase();
+  const server = requireServer(values.server);
+  const key = requireAgentKey(values.key, env);
+  const agentId = checkAgentId(values['agent-id']);
   if (!agentId) throw new UsageError('--agent-id is required');
-  if (!/^[0-9a-f]{16,64}$/.test(agentId)) throw new UsageError('--agent-id must be 16 to 64 hex characters');
   if (!values.binary) throw new UsageError('--binary is required');
   const binaryPath = path.resolve(values.binary);
   const platform = values.platform;

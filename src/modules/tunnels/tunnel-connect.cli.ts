@@ -1,8 +1,7 @@
 // `npm run cli -- tunnel connect --server URL --tunnel ID --listen 127.0.0.1:PORT`: exposes a tunnel's
 // proxy WebSocket as a local port until interrupted. It talks to a server over HTTP(S) like any API
 // client and needs no database or server configuration.
-import { parseArgs } from 'node:util';
-import { serverUrlProblem } from '../../agent/server-api.js';
+import { parseOptions, requireServer, UsageError } from '../../agent/cli-args.js';
 import { exposeTunnel, type TunnelClientOptions } from './tunnel-client.js';
 
 export const TUNNEL_CONNECT_USAGE = 'tunnel connect --server URL --tunnel ID --listen ADDR';
@@ -18,24 +17,11 @@ export const TUNNEL_CONNECT_HELP = `usage: npm run cli -- ${TUNNEL_CONNECT_USAGE
 Every connection to the local port is one session through the tunnel. Prefer the environment
 variables: arguments are visible to other users of the machine.`;
 
-export class UsageError extends Error {}
-
 export function parseTunnelConnectArgs(argv: string[], env: NodeJS.ProcessEnv): TunnelClientOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: { server: { type: 'string' }, tunnel: { type: 'string' }, listen: { type: 'string' }, key: { type: 'string' }, token: { type: 'string' } },
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { server, tunnel, listen } = values;
-  if (!server || !tunnel || !listen) throw new UsageError('--server, --tunnel and --listen are required');
-  const problem = serverUrlProblem(server);
-  if (problem) throw new UsageError(problem);
+  const values = parseOptions(argv, { server: { type: 'string' }, tunnel: { type: 'string' }, listen: { type: 'string' }, key: { type: 'string' }, token: { type: 'string' } });
+  const { tunnel, listen } = values;
+  const server = requireServer(values.server);
+  if (!tunnel || !listen) throw new UsageError('--tunnel and --listen are required');
   if (!/^[0-9a-f]{1,64}$/.test(tunnel)) throw new UsageError('--tunnel must be a tunnel id (hex)');
   const apiKey = values.key ?? env.RMM_API_KEY;
   const token = values.token ?? env.RMM_TOKEN;

@@ -1,0 +1,38 @@
+// Argument checks shared by the command lines that talk to a server (the agent, the updater, the
+// tunnel client): strict parsing, and one wording for the options they have in common.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { serverUrlProblem } from './server-api.js';
+
+/** A bad command line: the caller prints the message with its usage and exits 2. */
+export class UsageError extends Error {}
+
+/** `parseArgs` in strict mode, without positionals; its complaints become UsageErrors. */
+export function parseOptions<const T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** `--server`: required, http or https. */
+export function requireServer(server: string | undefined): string {
+  if (!server) throw new UsageError('--server is required');
+  const problem = serverUrlProblem(server);
+  if (problem) throw new UsageError(problem);
+  return server;
+}
+
+/** `--key`, or the RMM_AGENT_KEY environment variable (kept out of the process list). */
+export function requireAgentKey(key: string | undefined, env: NodeJS.ProcessEnv): string {
+  const value = key ?? env.RMM_AGENT_KEY;
+  if (!value) throw new UsageError('--key is required (or set RMM_AGENT_KEY)');
+  return value;
+}
+
+/** `--agent-id`: 16 to 64 hex characters, lowercased; undefined when not given. */
+export function checkAgentId(agentId: string | undefined): string | undefined {
+  const id = agentId?.toLowerCase();
+  if (id !== undefined && !/^[0-9a-f]{16,64}$/.test(id)) throw new UsageError('--agent-id must be 16 to 64 hex characters');
+  return id;
+}
