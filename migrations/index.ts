@@ -6,6 +6,7 @@ import agents from './0003_agents.js';
 import metrics from './0004_metrics.js';
 import configBackups from './0005_config_backups.js';
 import firmware from './0006_firmware.js';
+import tasks from './0007_tasks.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -16,4 +17,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0004_metrics', metrics],
   ['0005_config_backups', configBackups],
   ['0006_firmware', firmware],
+  ['0007_tasks', tasks],
 ];

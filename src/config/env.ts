@@ -65,6 +65,7 @@ const envSchema = z
     TUNNEL_PORT_MAX: port(20000),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     FIRMWARE_MAX_BYTES: wholeNumber(String(256 * 1024 * 1024), 'bytes', 16 * 1024 * 1024 * 1024),
     CALLSTATUS_PORT: port(8081),
     CALLSTATUS_DATABASE_URL: postgresUrl,
@@ -109,6 +110,8 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   /** Password of the `admin` user created on first start; unset: one is generated and logged once. */
   readonly adminPassword: string | undefined;
+  /** Lets task webhooks reach loopback addresses (local receivers and tests only). */
+  readonly webhookAllowLoopback: boolean;
   /** Largest firmware binary or installer package accepted (413 above). */
   readonly firmwareMaxBytes: number;
   /** The call-status service (second app). */
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
+    webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),
   });
 }

@@ -154,6 +154,39 @@ export interface InstallersTable {
   created_at: Timestamp;
 }
 
+export interface TasksTable {
+  id: Generated<number>;
+  name: string;
+  agent_id: string;
+  customer_number: string | null;
+  kind: string;
+  params: ColumnType<Record<string, unknown>, string, string>;
+  status: string;
+  run_at: Timestamp | null;
+  cron: string | null;
+  next_run_at: Timestamp | null;
+  last_run_at: Timestamp | null;
+  webhook_url: string | null;
+  /** Seconds an update run waits for the agent to come back. */
+  health_check_timeout: number;
+  result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  created_at: Timestamp;
+  /** The process running the task now, and until when its claim holds without renewal. */
+  claimed_by: string | null;
+  lease_until: Timestamp | null;
+}
+
+export interface TaskRunsTable {
+  id: Generated<number>;
+  task_id: number;
+  status: string;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+  result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  error: string | null;
+  webhook: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -170,4 +203,6 @@ export interface Database {
   config_backups: ConfigBackupsTable;
   firmware: FirmwareTable;
   installers: InstallersTable;
+  tasks: TasksTable;
+  task_runs: TaskRunsTable;
 }

@@ -75,6 +75,6 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
 /**
  * The loops a server built with `backgroundJobs: true` keeps sleeping on its clock: the status
- * monitor, the metrics maintenance, the agent keep-alive and the tunnel idle sweep.
+ * monitor, the metrics maintenance, the agent keep-alive, the tunnel idle sweep and the task scheduler.
  */
-export const BACKGROUND_LOOPS = 4;
+export const BACKGROUND_LOOPS = 5;

@@ -21,6 +21,8 @@ import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
 import { AgentService } from '../../modules/agents/agents.service.js';
 import { backupRoutes } from '../../modules/backups/backups.routes.js';
 import { BackupService } from '../../modules/backups/backups.service.js';
+import { createTaskFeature } from '../../modules/tasks/tasks.feature.js';
+import { taskRoutes } from '../../modules/tasks/tasks.routes.js';
 import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
 import { VpnService } from '../../modules/vpn/vpn.service.js';
 import { eventRoutes } from '../../modules/agents/events.routes.js';
@@ -110,7 +112,11 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const hub: AgentHub = new AgentHub(clock, deps.logger, { recordEvent: (id, type, at) => agents.recordConnection(id, type, at) });
   const agents: AgentService = new AgentService(deps.db.db, clock, hub);
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
+  const backups = new BackupService(deps.db.db, agents, hub, clock);
+  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback });
   app.addHook('onClose', async () => {
+    // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
+    await tasks.scheduler.stop();
     await tunnels.stop();
     await hub.stop();
   });
@@ -126,6 +132,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     app.addHook('onReady', async () => {
       hub.start();
       tunnels.start();
+      tasks.scheduler.start();
       monitor.start();
       metricsMaintenance.start();
     });
@@ -154,7 +161,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(commandRoutes, { hub, agents, tunnels });
       await api.register(tunnelRoutes, { tunnels, agents });
       await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });
-      await api.register(backupRoutes, { backups: new BackupService(deps.db.db, agents, hub, clock) });
+      await api.register(backupRoutes, { backups });
+      await api.register(taskRoutes, { tasks: tasks.service });
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
       await api.register(installerRoutes, { installers: new InstallerService(deps.db.db, blobs, core.settings, clock, deps.config.firmwareMaxBytes) });

@@ -78,6 +78,8 @@ export class AgentHub implements AgentCommander, AgentConnections {
   #droppedFrames = 0;
   #unknownResponses = 0;
   #stopping = false;
+  /** Who waits for an agent's next connection (task health checks). */
+  readonly #connectWaiters = new Map<string, Set<() => void>>();
   readonly #recording = new Set<Promise<unknown>>();
   /** Binary frames and tunnel_closed notices go to the tunnel feature once it registers. */
   onBinary: (agentId: string, frame: Buffer) => void = () => undefined;
@@ -141,7 +143,35 @@ export class AgentHub implements AgentCommander, AgentConnections {
       this.onSocketReplaced(agentId);
     }
     this.#record(agentId, 'connected');
+    for (const wake of [...(this.#connectWaiters.get(agentId) ?? [])]) wake();
     if (this.#stopping) socket.close(1001, 'server shutting down');
+  }
+
+  /**
+   * Waits up to `ms` for the agent to open a new connection (after an update or reboot); true when it
+   * did. `signal` ends the wait early (false).
+   */
+  async nextConnection(agentId: string, ms: number, signal?: AbortSignal): Promise<boolean> {
+    const timer = new AbortController();
+    const stop = () => timer.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    let connected = false;
+    const wake = () => {
+      connected = true;
+      timer.abort();
+    };
+    const waiters = this.#connectWaiters.get(agentId) ?? new Set();
+    this.#connectWaiters.set(agentId, waiters.add(wake));
+    try {
+      await this.clock.sleep(ms, timer.signal);
+    } catch {
+      // woken by a connection, or cancelled
+    } finally {
+      waiters.delete(wake);
+      if (waiters.size === 0) this.#connectWaiters.delete(agentId);
+      signal?.removeEventListener('abort', stop);
+    }
+    return connected;
   }
 
   /** Closes the agent's socket (agent deleted); its pending commands fail as disconnected. */

@@ -1,0 +1,69 @@
+// What each task kind does (contract §10): the agent command it sends, with the same parameters and
+// answer waits as the REST command of that name (contract §6), or a configuration backup. Update kinds
+// are followed by the health check.
+import { z } from 'zod';
+import { AppError } from '../../platform/errors.js';
+import type { AgentCommander } from '../agent-hub/agent-commander.js';
+import { execBody, REST_COMMANDS } from '../agent-hub/commands.schemas.js';
+import type { BackupService } from '../backups/backups.service.js';
+import type { Caller } from '../auth/caller.js';
+
+export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'backup'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/** Kinds after which the run waits for the agent to come back (spec: the post-update health check). */
+export const UPDATE_KINDS: ReadonlySet<TaskKind> = new Set(['update', 'security_update', 'dist_upgrade']);
+
+const reboot = z.boolean().default(false).describe('Reboot after updating');
+
+/** `params` per kind, checked when the task is saved. */
+export const TASK_PARAMS: Record<TaskKind, z.ZodType<Record<string, unknown>>> = {
+  update: z.object({ reboot }).default({ reboot: false }),
+  security_update: z.object({ reboot }).default({ reboot: false }),
+  dist_upgrade: z.object({ version: z.string().min(1).max(100).describe('Target release'), reboot }),
+  reboot: z.object({ delay: z.number().int().min(0).max(86_400).default(0) }).default({ delay: 0 }),
+  exec: execBody,
+  backup: z.object({}).default({}),
+};
+
+/** Runs as an operator would have: unscoped, so a task reaches its agent whoever the agent belongs to now. */
+const SCHEDULER: Caller = { kind: 'user', userId: 0, username: 'scheduler' };
+
+export interface KindOutcome {
+  result: Record<string, unknown>;
+  /** Set when the agent answered but the job failed (an exec with a non-zero exit code). */
+  error?: string;
+}
+
+const waitOf = (command: string, body: Record<string, unknown>) => {
+  const entry = REST_COMMANDS.find((c) => c.command === command);
+  if (!entry) throw new Error(`no REST command ${command}`);
+  return (entry.waitMs as (b: Record<string, unknown>) => number)(body);
+};
+
+export async function runKind(kind: TaskKind, params: Record<string, unknown>, agentId: string, deps: { commander: AgentCommander; backups: BackupService }): Promise<KindOutcome> {
+  const send = async (command: 'update' | 'major_update' | 'reboot' | 'exec', body: Record<string, unknown>) => {
+    const data = await deps.commander.request(agentId, command, body as never, waitOf(command, body));
+    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : { answer: data };
+  };
+  switch (kind) {
+    case 'update':
+    case 'security_update':
+      return { result: await send('update', { reboot: params.reboot === true, security_only: kind === 'security_update' }) };
+    case 'dist_upgrade':
+      return { result: await send('major_update', { version: params.version, reboot: params.reboot === true }) };
+    case 'reboot':
+      return { result: await send('reboot', { delay: params.delay ?? 0 }) };
+    case 'exec': {
+      const result = await send('exec', { command: params.command, timeout: params.timeout ?? 60 });
+      const code = result.exit_code;
+      return code === 0 ? { result } : { result, error: `the command exited with code ${String(code)}` };
+    }
+    case 'backup': {
+      const { backup, created } = await deps.backups.create(SCHEDULER, agentId);
+      return { result: { backup_id: backup.id, hash: backup.hash, size: backup.size, created } };
+    }
+    default:
+      throw new AppError('VALIDATION_ERROR', `unknown task kind ${String(kind)}`);
+  }
+}

@@ -1,0 +1,77 @@
+// One run of a task, from its claim to its webhook: the agent must be connected when the task is due
+// (else the run fails with that reason; "run when it comes online" would be a new status, not a change
+// here); the kind's command runs; update kinds then wait for the agent to come back (contract §10:
+// a new connection → online at once, else online only if connected when health_check_timeout ends);
+// the run is closed and the task moved on; then the webhook, whose outcome is stored on the run.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { isAppError } from '../../platform/errors.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AgentHub } from '../agent-hub/agent-hub.js';
+import type { BackupService } from '../backups/backups.service.js';
+import { nextCronRun } from './cron.js';
+import { runKind, UPDATE_KINDS, type TaskKind } from './task-kinds.js';
+import * as repo from './tasks.repo.js';
+
+export interface WebhookDeliverer {
+  deliver(url: string, payload: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+export class TaskRunner {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly hub: AgentHub,
+    private readonly backups: BackupService,
+    private readonly webhooks: WebhookDeliverer,
+  ) {}
+
+  async execute(task: repo.TaskRow, runId: number, signal: AbortSignal): Promise<void> {
+    const startedAt = this.clock.now();
+    const { status, result, error } = await this.#perform(task, signal);
+    const finishedAt = this.clock.now();
+    const nextRunAt = task.cron ? nextCronRun(task.cron, finishedAt) : null;
+    await repo.finishRun(this.db, { taskId: task.id, runId, status, result, error, finishedAt, nextRunAt });
+    this.logger.info({ taskId: task.id, runId, status }, `task run ${status}`);
+    if (task.webhook_url) {
+      const payload = {
+        event: 'task.finished',
+        task_id: task.id,
+        run_id: runId,
+        name: task.name,
+        kind: task.kind,
+        agent_id: task.agent_id,
+        customer_number: task.customer_number,
+        status,
+        result: result ?? (error ? { error } : null),
+        started_at: startedAt.toISOString(),
+        finished_at: finishedAt.toISOString(),
+      };
+      const outcome = await this.webhooks.deliver(task.webhook_url, payload).catch((err: unknown) => ({ delivered: false, error: String(err) }));
+      await repo.saveWebhookOutcome(this.db, runId, outcome);
+    }
+  }
+
+  async #perform(task: repo.TaskRow, signal: AbortSignal): Promise<{ status: string; result: Record<string, unknown> | null; error: string | null }> {
+    if (!this.hub.isConnected(task.agent_id)) {
+      return { status: 'error', result: null, error: 'The agent was not connected when the task was due' };
+    }
+    const kind = task.kind as TaskKind;
+    let outcome;
+    try {
+      outcome = await runKind(kind, task.params, task.agent_id, { commander: this.hub, backups: this.backups });
+    } catch (err) {
+      if (!isAppError(err)) this.logger.error({ err, taskId: task.id }, 'task run failed');
+      return { status: 'error', result: null, error: isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the task' };
+    }
+    if (outcome.error) return { status: 'error', result: outcome.result, error: outcome.error };
+    if (!UPDATE_KINDS.has(kind)) return { status: 'completed', result: outcome.result, error: null };
+
+    const cameBack = await this.hub.nextConnection(task.agent_id, task.health_check_timeout * 1000, signal);
+    const online = cameBack || this.hub.isConnected(task.agent_id);
+    const healthCheck = { agent_online: online, checked_at: this.clock.now().toISOString() };
+    return { status: online ? 'completed' : 'completed_with_warning', result: { ...outcome.result, health_check: healthCheck }, error: null };
+  }
+}

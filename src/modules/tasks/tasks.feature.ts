@@ -1,0 +1,46 @@
+// Builds the task feature from the server's parts: the webhook sender (settings' secret, loopback only
+// when WEBHOOK_ALLOW_LOOPBACK), the runner, the scheduler and the service the routes use.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AgentHub } from '../agent-hub/agent-hub.js';
+import type { AgentService } from '../agents/agents.service.js';
+import type { BackupService } from '../backups/backups.service.js';
+import type { SettingsService } from '../settings/settings.service.js';
+import { TaskRunner } from './task-runner.js';
+import { TaskScheduler } from './task-scheduler.js';
+import { TaskService } from './tasks.service.js';
+import { checkWebhookUrl } from './webhook-target.js';
+import { WebhookSender } from './webhook-sender.js';
+
+export interface TaskFeatureDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  logger: Logger;
+  hub: AgentHub;
+  agents: AgentService;
+  backups: BackupService;
+  settings: SettingsService;
+  allowLoopback: boolean;
+}
+
+export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService; scheduler: TaskScheduler } {
+  const webhooks = new WebhookSender({
+    clock: deps.clock,
+    allowLoopback: deps.allowLoopback,
+    secret: () => deps.settings.secret('webhook_secret'),
+    logger: deps.logger,
+  });
+  const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, {
+    deliver: async (url, payload) => ({ ...(await webhooks.deliver(url, payload)) }),
+  });
+  const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);
+  const service = new TaskService(deps.db, {
+    agents: deps.agents,
+    clock: deps.clock,
+    checkWebhookUrl: (url) => checkWebhookUrl(url, { allowLoopback: deps.allowLoopback }),
+    wake: () => scheduler.wake(),
+  });
+  return { service, scheduler };
+}

@@ -1,0 +1,174 @@
+// All SQL of tasks and their runs. Claiming is one statement (FOR UPDATE SKIP LOCKED), so two server
+// processes on one PostgreSQL database never run the same due task twice.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, TaskRunsTable, TasksTable } from '../../db/schema.js';
+import type { CustomerScope } from '../auth/caller.js';
+
+type Db = Kysely<Database>;
+
+export type TaskRow = Selectable<TasksTable>;
+export type RunRow = Selectable<TaskRunsTable>;
+
+export interface NewTask {
+  name: string;
+  agent_id: string;
+  customer_number: string | null;
+  kind: string;
+  params: Record<string, unknown>;
+  run_at: Date | null;
+  cron: string | null;
+  next_run_at: Date;
+  webhook_url: string | null;
+  health_check_timeout: number;
+  created_at: Date;
+}
+
+export interface TaskFilter {
+  scope: CustomerScope;
+  status?: string | undefined;
+  agentId?: string | undefined;
+  customerId?: number | undefined;
+  limit: number;
+}
+
+const json = (value: Record<string, unknown> | null) => (value === null ? null : JSON.stringify(value));
+
+export function insertTask(db: Db, task: NewTask): Promise<TaskRow> {
+  return db
+    .insertInto('tasks')
+    .values({ ...task, params: JSON.stringify(task.params), status: 'scheduled' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A task with the customer of its agent, for scope checks. */
+export function findTask(db: Db, id: number): Promise<(TaskRow & { customer_id: number | null }) | undefined> {
+  return db
+    .selectFrom('tasks as t')
+    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .selectAll('t')
+    .select('a.customer_id')
+    .where('t.id', '=', id)
+    .executeTakeFirst();
+}
+
+export function listTasks(db: Db, f: TaskFilter): Promise<TaskRow[]> {
+  return db
+    .selectFrom('tasks as t')
+    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .selectAll('t')
+    .$if(f.scope !== null, (q) => q.where('a.customer_id', '=', f.scope))
+    .$if(f.customerId !== undefined, (q) => q.where('a.customer_id', '=', f.customerId!))
+    .$if(f.status !== undefined, (q) => q.where('t.status', '=', f.status!))
+    .$if(f.agentId !== undefined, (q) => q.where('t.agent_id', '=', f.agentId!))
+    .orderBy('t.id', 'desc')
+    .limit(f.limit)
+    .execute();
+}
+
+export function listRuns(db: Db, taskId: number, limit: number): Promise<RunRow[]> {
+  return db.selectFrom('task_runs').selectAll().where('task_id', '=', taskId).orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Makes a scheduled (or finished) task due now; undefined when it is running or cancelled. */
+export function makeDueNow(db: Db, id: number, now: Date): Promise<TaskRow | undefined> {
+  return db
+    .updateTable('tasks')
+    .set({ status: 'scheduled', next_run_at: now })
+    .where('id', '=', id)
+    .where('status', 'not in', ['running', 'cancelled'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Cancels a task that is not running; undefined when it is running. */
+export function cancelTask(db: Db, id: number): Promise<TaskRow | undefined> {
+  return db
+    .updateTable('tasks')
+    .set({ status: 'cancelled', next_run_at: null })
+    .where('id', '=', id)
+    .where('status', '!=', 'running')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Claims up to `limit` due tasks for `claimant` and opens a run for each, in one statement: the tasks
+ * become `running` with a lease, and rows another process has locked are skipped.
+ */
+export async function claimDue(db: Db, now: Date, claimant: string, leaseUntil: Date, limit: number): Promise<Array<{ task: TaskRow; runId: number }>> {
+  const { rows } = await sql<TaskRow & { run_id: number }>`
+    with due as (
+      select id from tasks
+      where status = 'scheduled' and next_run_at <= ${now}
+      order by next_run_at, id
+      limit ${limit}
+      for update skip locked
+    ), claimed as (
+      update tasks t set status = 'running', claimed_by = ${claimant}, lease_until = ${leaseUntil}, last_run_at = ${now}
+      from due where t.id = due.id
+      returning t.*
+    ), runs as (
+      insert into task_runs (task_id, status, started_at)
+      select id, 'running', ${now} from claimed
+      returning id, task_id
+    )
+    select claimed.*, runs.id as run_id from claimed join runs on runs.task_id = claimed.id`.execute(db);
+  return rows.map(({ run_id, ...task }) => ({ task: task as TaskRow, runId: Number(run_id) }));
+}
+
+/** Renews the leases of the tasks this process runs. */
+export async function renewLeases(db: Db, claimant: string, ids: number[], leaseUntil: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('tasks').set({ lease_until: leaseUntil }).where('claimed_by', '=', claimant).where('id', 'in', ids).execute();
+}
+
+/**
+ * Closes a run and moves its task on: a recurring task is scheduled for `nextRunAt`, a planned one
+ * takes the run's status. A task cancelled meanwhile stays cancelled.
+ */
+export async function finishRun(
+  db: Db,
+  run: { taskId: number; runId: number; status: string; result: Record<string, unknown> | null; error: string | null; finishedAt: Date; nextRunAt: Date | null },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('task_runs')
+      .set({ status: run.status, result: json(run.result), error: run.error, finished_at: run.finishedAt })
+      .where('id', '=', run.runId)
+      .execute();
+    await trx
+      .updateTable('tasks')
+      .set({
+        status: sql<string>`case when status = 'cancelled' then 'cancelled' else ${run.nextRunAt !== null ? 'scheduled' : run.status}::text end`,
+        next_run_at: sql<Date | null>`case when status = 'cancelled' then null else ${run.nextRunAt}::timestamptz end`,
+        result: json(run.result ?? (run.error ? { error: run.error } : null)),
+        claimed_by: null,
+        lease_until: null,
+      })
+      .where('id', '=', run.taskId)
+      .execute();
+  });
+}
+
+export async function saveWebhookOutcome(db: Db, runId: number, outcome: Record<string, unknown>): Promise<void> {
+  await db.updateTable('task_runs').set({ webhook: json(outcome) }).where('id', '=', runId).execute();
+}
+
+/** Every running task with its open run: the scheduler decides which were abandoned. */
+export async function runningTasks(db: Db): Promise<Array<TaskRow & { run_id: number | null }>> {
+  const rows = await db
+    .selectFrom('tasks as t')
+    .leftJoin('task_runs as r', (j) => j.onRef('r.task_id', '=', 't.id').on('r.status', '=', 'running'))
+    .selectAll('t')
+    .select('r.id as run_id')
+    .where('t.status', '=', 'running')
+    .execute();
+  return rows.map((r) => ({ ...r, run_id: r.run_id === null ? null : Number(r.run_id) }));
+}
+
+/** The earliest next_run_at of a scheduled task, for the scheduler's sleep. */
+export async function nextDueAt(db: Db): Promise<Date | null> {
+  const row = await db.selectFrom('tasks').select((eb) => eb.fn.min('next_run_at').as('next')).where('status', '=', 'scheduled').executeTakeFirst();
+  return (row?.next as Date | null | undefined) ?? null;
+}

@@ -1,0 +1,139 @@
+// Tasks (contract §10): POST /tasks, GET /tasks, GET /tasks/{id}, GET /tasks/{id}/runs,
+// POST /tasks/{id}/run, DELETE /tasks/{id}.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { idParams, idSchema, limitSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { agentIdSchema } from '../agents/agents.schemas.js';
+import { TASK_KINDS } from './task-kinds.js';
+import type { Task, TaskRun, TaskService } from './tasks.service.js';
+
+const tags = ['tasks'];
+const TASK_STATUSES = ['scheduled', 'running', 'completed', 'completed_with_warning', 'error', 'cancelled'] as const;
+const json = z.record(z.string(), z.unknown());
+
+const taskSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  agent_id: z.string(),
+  customer_number: z.string().nullable().describe("The agent's customer number when the task was created"),
+  kind: z.enum(TASK_KINDS),
+  params: json,
+  status: z.enum(TASK_STATUSES),
+  run_at: timestampSchema.nullable().describe('Planned time of a one-off task'),
+  cron: z.string().nullable().describe('Five-field cron expression in UTC of a recurring task'),
+  next_run_at: timestampSchema.nullable(),
+  last_run_at: timestampSchema.nullable(),
+  webhook_url: z.string().nullable(),
+  result: json.nullable().describe('Result of the last run; update kinds add health_check {agent_online, checked_at}'),
+  created_at: timestampSchema,
+});
+
+const runSchema = z.object({
+  id: z.number().int(),
+  task_id: z.number().int(),
+  status: z.enum(TASK_STATUSES),
+  started_at: timestampSchema,
+  finished_at: timestampSchema.nullable(),
+  result: json.nullable(),
+  error: z.string().nullable().describe('Why the run failed'),
+  webhook: json.nullable().describe('Delivery outcome {url, attempts, delivered, status_code, error, last_attempt_at}'),
+});
+
+const createBody = z.object({
+  agent_id: agentIdSchema,
+  kind: z.enum(TASK_KINDS),
+  name: z.string().trim().max(200).optional(),
+  params: json.optional().describe('update/security_update {reboot}; dist_upgrade {version, reboot}; reboot {delay}; exec {command, timeout}; backup {}'),
+  run_at: timestampSchema.optional().describe('Run once at this time (default now)'),
+  cron: z.string().max(200).optional().describe('Run at every match of this five-field cron expression (UTC) instead'),
+  webhook_url: z.string().max(2000).optional().describe('POSTed {event:"task.finished", …} after each run, signed with x-rmm-signature'),
+  health_check_timeout: z.number().int().min(1).max(86_400).default(600).describe('Seconds an update run waits for the agent to come back'),
+});
+
+const taskDto = (t: Task) => ({
+  id: Number(t.id),
+  name: t.name,
+  agent_id: t.agent_id,
+  customer_number: t.customer_number,
+  kind: t.kind as (typeof TASK_KINDS)[number],
+  params: t.params,
+  status: t.status as (typeof TASK_STATUSES)[number],
+  run_at: toTimestamp(t.run_at),
+  cron: t.cron,
+  next_run_at: toTimestamp(t.next_run_at),
+  last_run_at: toTimestamp(t.last_run_at),
+  webhook_url: t.webhook_url,
+  result: t.result,
+  created_at: toTimestamp(t.created_at),
+});
+
+const runDto = (r: TaskRun) => ({
+  ...r,
+  id: Number(r.id),
+  task_id: Number(r.task_id),
+  status: r.status as (typeof TASK_STATUSES)[number],
+  started_at: toTimestamp(r.started_at),
+  finished_at: toTimestamp(r.finished_at),
+});
+
+export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
+  app.post(
+    '/tasks',
+    {
+      config: { access: 'write', audit: 'task.create' },
+      schema: {
+        summary: 'Create a planned (run_at) or recurring (cron) task for an agent',
+        description:
+          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due gives a run in `error` with the reason. Update kinds wait up to health_check_timeout for the agent to come back: a new connection → completed; still away → completed_with_warning (result.health_check). Webhook URLs on loopback, link-local or cloud-metadata addresses → 400.',
+        tags,
+        body: createBody,
+        response: { 201: taskSchema },
+      },
+    },
+    async (request, reply) => {
+      const { run_at: runAt, ...rest } = request.body;
+      const task = await tasks.create(callerOf(request), { ...rest, ...(runAt ? { run_at: new Date(runAt) } : {}) });
+      return reply.code(201).send(taskDto(task));
+    },
+  );
+
+  app.get(
+    '/tasks',
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: 'Tasks, newest first',
+        tags,
+        querystring: z.object({ status: z.enum(TASK_STATUSES).optional(), agent_id: agentIdSchema.optional(), customer_id: idSchema.optional(), limit: limitSchema(100, 1000) }),
+        response: { 200: z.array(taskSchema) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return (await tasks.list(callerOf(request), { status: q.status, agentId: q.agent_id, customerId: q.customer_id, limit: q.limit })).map(taskDto);
+    },
+  );
+
+  app.get('/tasks/:id', { config: { access: 'read' }, schema: { summary: 'One task', tags, params: idParams, response: { 200: taskSchema } } }, async (request) =>
+    taskDto(await tasks.get(callerOf(request), request.params.id)),
+  );
+
+  app.get(
+    '/tasks/:id/runs',
+    { config: { access: 'read' }, schema: { summary: 'Runs of a task, newest first', tags, params: idParams, querystring: z.object({ limit: limitSchema(100, 1000) }), response: { 200: z.array(runSchema) } } },
+    async (request) => (await tasks.runs(callerOf(request), request.params.id, request.query.limit)).map(runDto),
+  );
+
+  app.post(
+    '/tasks/:id/run',
+    { config: { access: 'write', audit: 'task.run' }, schema: { summary: 'Run the task now (409 while it runs or once cancelled)', tags, params: idParams, response: { 200: taskSchema } } },
+    async (request) => taskDto(await tasks.runNow(callerOf(request), request.params.id)),
+  );
+
+  app.delete(
+    '/tasks/:id',
+    { config: { access: 'write', audit: 'task.cancel' }, schema: { summary: 'Cancel the task: no further runs (409 while it runs)', tags, params: idParams, response: { 200: taskSchema } } },
+    async (request) => taskDto(await tasks.cancel(callerOf(request), request.params.id)),
+  );
+};

@@ -1,0 +1,113 @@
+// Tasks (contract §10): created for one agent the caller can see, with the agent's customer number
+// copied in; planned once (`run_at`, default now) or recurring (`cron`); run now; cancelled unless
+// running. The scheduler is woken whenever a task becomes due earlier than it planned to look.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { AgentService } from '../agents/agents.service.js';
+import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
+import { findCustomer } from '../customers/customers.repo.js';
+import { cronProblem, nextCronRun } from './cron.js';
+import { TASK_PARAMS, type TaskKind } from './task-kinds.js';
+import * as repo from './tasks.repo.js';
+
+export type Task = repo.TaskRow;
+export type TaskRun = repo.RunRow;
+
+export interface NewTaskInput {
+  agent_id: string;
+  kind: TaskKind;
+  name?: string | undefined;
+  params?: Record<string, unknown> | undefined;
+  run_at?: Date | undefined;
+  cron?: string | undefined;
+  webhook_url?: string | undefined;
+  health_check_timeout: number;
+}
+
+export interface TaskServiceDeps {
+  agents: AgentService;
+  clock: Clock;
+  /** Checks a webhook URL on save (400 for loopback, link-local, metadata targets). */
+  checkWebhookUrl(url: string): Promise<unknown>;
+  /** Wakes the scheduler. */
+  wake(): void;
+}
+
+const invalid = (path: string, message: string) => new AppError('VALIDATION_ERROR', `${path}: ${message}`, { details: [{ path, message }] });
+
+export class TaskService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly deps: TaskServiceDeps,
+  ) {}
+
+  async create(caller: Caller, input: NewTaskInput): Promise<Task> {
+    const agent = await this.deps.agents.get(caller, input.agent_id); // 404 outside the caller's scope
+    const parsed = TASK_PARAMS[input.kind].safeParse(input.params ?? undefined);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw invalid(['params', ...(issue?.path ?? [])].join('.'), issue?.message ?? 'is invalid');
+    }
+    if (input.cron !== undefined && input.run_at !== undefined) throw invalid('cron', 'give either run_at (once) or cron (recurring), not both');
+    const now = this.deps.clock.now();
+    let nextRunAt = input.run_at ?? now;
+    if (input.cron !== undefined) {
+      const problem = cronProblem(input.cron);
+      if (problem) throw invalid('cron', problem);
+      nextRunAt = nextCronRun(input.cron, now)!;
+    }
+    if (input.webhook_url !== undefined) await this.deps.checkWebhookUrl(input.webhook_url);
+    const customer = agent.customer_id === null ? undefined : await findCustomer(this.db, agent.customer_id);
+    const task = await repo.insertTask(this.db, {
+      name: input.name?.trim() || `${input.kind} ${agent.name ?? agent.hostname ?? agent.id}`,
+      agent_id: agent.id,
+      customer_number: customer?.number ?? null,
+      kind: input.kind,
+      params: parsed.data,
+      run_at: input.cron !== undefined ? null : nextRunAt,
+      cron: input.cron ?? null,
+      next_run_at: nextRunAt,
+      webhook_url: input.webhook_url ?? null,
+      health_check_timeout: input.health_check_timeout,
+      created_at: now,
+    });
+    this.deps.wake();
+    return task;
+  }
+
+  list(caller: Caller, filter: Omit<repo.TaskFilter, 'scope'>): Promise<Task[]> {
+    return repo.listTasks(this.db, { ...filter, scope: scopeOf(caller) });
+  }
+
+  async get(caller: Caller, id: number): Promise<Task> {
+    const task = await repo.findTask(this.db, id);
+    if (!task) throw new AppError('NOT_FOUND', 'Task not found');
+    assertInScope(caller, task.customer_id, 'Task');
+    const { customer_id: _customer, ...row } = task;
+    return row;
+  }
+
+  async runs(caller: Caller, id: number, limit: number): Promise<TaskRun[]> {
+    await this.get(caller, id);
+    return repo.listRuns(this.db, id, limit);
+  }
+
+  /** Makes the task due now; 409 while it runs or once cancelled. */
+  async runNow(caller: Caller, id: number): Promise<Task> {
+    const task = await this.get(caller, id);
+    const due = await repo.makeDueNow(this.db, id, this.deps.clock.now());
+    if (!due) throw new AppError('CONFLICT', task.status === 'cancelled' ? 'The task is cancelled' : 'The task is running');
+    this.deps.wake();
+    return due;
+  }
+
+  /** Cancels future runs; 409 while it runs. */
+  async cancel(caller: Caller, id: number): Promise<Task> {
+    await this.get(caller, id);
+    const cancelled = await repo.cancelTask(this.db, id);
+    if (!cancelled) throw new AppError('CONFLICT', 'The task is running; cancel it after this run');
+    return cancelled;
+  }
+}
