@@ -15,7 +15,8 @@ import { runKind, UPDATE_KINDS, type TaskKind } from './task-kinds.js';
 import * as repo from './tasks.repo.js';
 
 export interface WebhookDeliverer {
-  deliver(url: string, payload: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** `signal` ends a delivery waiting between tries (the server is stopping). */
+  deliver(url: string, payload: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 export class TaskRunner {
@@ -49,7 +50,7 @@ export class TaskRunner {
         started_at: startedAt.toISOString(),
         finished_at: finishedAt.toISOString(),
       };
-      const outcome = await this.webhooks.deliver(task.webhook_url, payload).catch((err: unknown) => ({ delivered: false, error: String(err) }));
+      const outcome = await this.webhooks.deliver(task.webhook_url, payload, signal).catch((err: unknown) => ({ delivered: false, error: String(err) }));
       await repo.saveWebhookOutcome(this.db, runId, outcome);
     }
   }

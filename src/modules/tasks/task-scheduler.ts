@@ -22,7 +22,8 @@ const CLAIM_BATCH = 20;
 export class TaskScheduler {
   /** host:pid:random, so this host can tell its own dead processes at once. */
   readonly claimant = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  readonly #running = new Map<number, Promise<void>>();
+  /** Runs in progress by run id (a recurring task's next run may start while the last one's webhook is still being delivered). */
+  readonly #running = new Map<number, { taskId: number; done: Promise<void> }>();
   #wake = new AbortController();
   #stop = new AbortController();
   #loop: Promise<void> | undefined;
@@ -57,20 +58,20 @@ export class TaskScheduler {
   async round(now: Date = this.clock.now()): Promise<void> {
     await this.#recoverAbandoned(now);
     const leaseUntil = new Date(now.getTime() + LEASE_MS);
-    await repo.renewLeases(this.db, this.claimant, [...this.#running.keys()], leaseUntil);
+    await repo.renewLeases(this.db, this.claimant, [...new Set([...this.#running.values()].map((r) => r.taskId))], leaseUntil);
     const claimed = await repo.claimDue(this.db, now, this.claimant, leaseUntil, CLAIM_BATCH);
     for (const { task, runId } of claimed) {
-      const run = this.runner
+      const done = this.runner
         .execute(task, runId, this.#stop.signal)
         .catch((err: unknown) => this.logger.error({ err, taskId: task.id, runId }, 'task run could not be recorded'))
-        .finally(() => this.#running.delete(task.id));
-      this.#running.set(task.id, run);
+        .finally(() => this.#running.delete(runId));
+      this.#running.set(runId, { taskId: task.id, done });
     }
   }
 
   /** Waits for the runs in progress (tests; a stopping server does not). */
   async idle(): Promise<void> {
-    while (this.#running.size > 0) await Promise.all([...this.#running.values()]);
+    while (this.#running.size > 0) await Promise.all([...this.#running.values()].map((r) => r.done));
   }
 
   async #run(): Promise<void> {
@@ -96,7 +97,7 @@ export class TaskScheduler {
 
   async #recoverAbandoned(now: Date): Promise<void> {
     for (const task of await repo.runningTasks(this.db)) {
-      if (this.#running.has(task.id) && task.claimed_by === this.claimant) continue;
+      if (task.claimed_by === this.claimant && task.run_id !== null && this.#running.has(task.run_id)) continue;
       const reason = this.#abandonReason(task, now);
       if (!reason) continue;
       this.logger.warn({ taskId: task.id, runId: task.run_id }, `task run abandoned: ${reason}`);
@@ -112,6 +113,11 @@ export class TaskScheduler {
     }
   }
 
+  /**
+   * Same host name and a pid that is not alive means the claimant died. Caveat: servers in separate
+   * pid namespaces sharing a host name (containers with host networking) cannot tell each other's
+   * pids; give each server its own host name there (compose does by default).
+   */
   #abandonReason(task: repo.TaskRow, now: Date): string | undefined {
     const [host, pid] = (task.claimed_by ?? '').split(':');
     if (task.claimed_by === null) return 'no process had claimed it';

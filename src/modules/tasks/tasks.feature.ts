@@ -33,7 +33,7 @@ export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService
     logger: deps.logger,
   });
   const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, {
-    deliver: async (url, payload) => ({ ...(await webhooks.deliver(url, payload)) }),
+    deliver: async (url, payload, signal) => ({ ...(await webhooks.deliver(url, payload, { signal })) }),
   });
   const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);
   const service = new TaskService(deps.db, {
