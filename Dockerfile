@@ -5,7 +5,9 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Install scripts off, as on the development machines: bcrypt, node-pty and bufferutil load the
+# binaries their packages ship (node-pty's script would try to compile, which a slim image cannot).
+RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
@@ -14,7 +16,7 @@ RUN npm run build
 FROM node:20-bookworm-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \

@@ -65,6 +65,27 @@ const envSchema = z
     TUNNEL_PORT_MAX: port(20000),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    TERMINAL_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    TERMINAL_SHELL: z.string().min(1).refine((v) => v.startsWith('/'), 'must be an absolute path').optional(),
+    ALLOWED_ORIGINS: z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const origins = v.split(',').map((o) => o.trim()).filter(Boolean);
+        for (const origin of origins) {
+          let parsed: URL | undefined;
+          try {
+            parsed = new URL(origin);
+          } catch {
+            parsed = undefined;
+          }
+          if (!parsed || parsed.origin !== origin) {
+            ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of origins like https://rmm.example.net (got ${origin})` });
+            return z.NEVER;
+          }
+        }
+        return origins;
+      }),
     WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     FIRMWARE_MAX_BYTES: wholeNumber(String(256 * 1024 * 1024), 'bytes', 16 * 1024 * 1024 * 1024),
     CALLSTATUS_PORT: port(8081),
@@ -110,6 +131,10 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   /** Password of the `admin` user created on first start; unset: one is generated and logged once. */
   readonly adminPassword: string | undefined;
+  /** The web terminal: off answers 404; the shell (unset: /bin/bash, else /bin/sh). */
+  readonly terminal: { readonly enabled: boolean; readonly shell: string | undefined };
+  /** Origins besides the server's own that browsers may open the terminal WebSocket from. */
+  readonly allowedOrigins: readonly string[];
   /** Lets task webhooks reach loopback addresses (local receivers and tests only). */
   readonly webhookAllowLoopback: boolean;
   /** Largest firmware binary or installer package accepted (413 above). */
@@ -161,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.ADMIN_PASSWORD,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+    terminal: Object.freeze({ enabled: e.TERMINAL_ENABLED, shell: e.TERMINAL_SHELL }),
+    allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS),
     callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),
   });
 }

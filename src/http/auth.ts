@@ -87,6 +87,7 @@ export const authPlugin = fp(
       if (!caller) throw unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
       request.caller = caller;
       const decision = decideAccess(access, caller, request.method);
+      if (decision === 'unauthenticated') throw unauthenticated('This route takes a signed-in user\'s token only, not an API key');
       if (decision !== 'allow') {
         const who = caller.kind === 'api_key' ? `an API key with permission ${caller.permission}` : 'this caller';
         throw new AppError('FORBIDDEN', `Not allowed for ${who}`);

@@ -24,7 +24,8 @@ says otherwise.
 
 Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to sign in), \`agent\`
 (agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),
-\`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only).
+\`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only; keys
+get 403), \`session\` (a signed-in user's token only; any key is 401: the web terminal).
 Missing or invalid credentials are 401, valid ones without the permission 403. A customer-scoped key
 sees only its customer: anything else is 404, and it gets 403 for server-wide resources (users,
 settings, audit log). Every non-GET request by a known caller is recorded in the audit log (method,
@@ -40,6 +41,7 @@ const SECURITY_BY_ACCESS: Record<RouteAccess, Array<Record<string, never[]>>> = 
   write: ANY_CREDENTIAL,
   admin: ANY_CREDENTIAL,
   user: [{ bearer: [] }, { tokenQuery: [] }],
+  session: [{ bearer: [] }, { tokenQuery: [] }],
 };
 
 const errorResponse = (description: string) => ({

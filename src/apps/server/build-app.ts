@@ -23,6 +23,7 @@ import { backupRoutes } from '../../modules/backups/backups.routes.js';
 import { BackupService } from '../../modules/backups/backups.service.js';
 import { createTaskFeature } from '../../modules/tasks/tasks.feature.js';
 import { taskRoutes } from '../../modules/tasks/tasks.routes.js';
+import { terminalRoutes } from '../../modules/terminal/terminal.routes.js';
 import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
 import { VpnService } from '../../modules/vpn/vpn.service.js';
 import { eventRoutes } from '../../modules/agents/events.routes.js';
@@ -163,6 +164,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });
       await api.register(backupRoutes, { backups });
       await api.register(taskRoutes, { tasks: tasks.service });
+      if (deps.config.terminal.enabled) {
+        await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit });
+      }
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
       await api.register(installerRoutes, { installers: new InstallerService(deps.db.db, blobs, core.settings, clock, deps.config.firmwareMaxBytes) });

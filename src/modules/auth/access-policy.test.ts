@@ -18,19 +18,19 @@ describe('decideAccess', () => {
   });
 
   it('asks for credentials everywhere else', () => {
-    for (const access of ['agent', 'read', 'write', 'admin', 'user'] as RouteAccess[]) {
+    for (const access of ['agent', 'read', 'write', 'admin', 'user', 'session'] as RouteAccess[]) {
       expect(decideAccess(access, null, 'GET')).toBe('unauthenticated');
     }
   });
 
   it('lets users call everything', () => {
-    for (const access of ['agent', 'read', 'write', 'admin', 'user'] as RouteAccess[]) {
+    for (const access of ['agent', 'read', 'write', 'admin', 'user', 'session'] as RouteAccess[]) {
       expect(decideAccess(access, user, 'DELETE')).toBe('allow');
     }
   });
 
   // Rows: key permission; columns: route access; value: allowed for GET / allowed for POST.
-  const table: Record<Permission, Record<Exclude<RouteAccess, 'public'>, [boolean, boolean]>> = {
+  const table: Record<Permission, Record<Exclude<RouteAccess, 'public' | 'session'>, [boolean, boolean]>> = {
     agent: { agent: [true, true], read: [false, false], write: [false, false], admin: [false, false], user: [false, false] },
     read: { agent: [true, false], read: [true, false], write: [false, false], admin: [false, false], user: [false, false] },
     write: { agent: [true, true], read: [true, true], write: [true, true], admin: [false, false], user: [false, false] },
@@ -44,6 +44,16 @@ describe('decideAccess', () => {
       });
     }
   }
+});
+
+describe('session routes (the terminal)', () => {
+  it('take a user only: a key of any permission is not a credential there (401, not 403)', () => {
+    expect(decideAccess('session', user, 'GET')).toBe('allow');
+    for (const permission of ['agent', 'read', 'write', 'admin'] as Permission[]) {
+      expect(decideAccess('session', key(permission), 'GET')).toBe('unauthenticated');
+    }
+    expect(decideAccess('session', null, 'GET')).toBe('unauthenticated');
+  });
 });
 
 describe('permissionWithin', () => {

@@ -9,9 +9,11 @@ import type { Caller, Permission } from './caller.js';
  * - `read`: operator reads (read/write/admin keys, users).
  * - `write`: operator changes (write/admin keys, users).
  * - `admin`: admin keys and users.
- * - `user`: logged-in users only (user management, two-factor settings, the terminal).
+ * - `user`: logged-in users only (user management, two-factor settings); keys get 403.
+ * - `session`: a signed-in user's token is the only credential (the terminal); an API key of any
+ *   permission is not one here (401).
  */
-export type RouteAccess = 'public' | 'agent' | 'read' | 'write' | 'admin' | 'user';
+export type RouteAccess = 'public' | 'agent' | 'read' | 'write' | 'admin' | 'user' | 'session';
 
 export type AccessDecision = 'allow' | 'unauthenticated' | 'forbidden';
 
@@ -28,6 +30,7 @@ export function decideAccess(access: RouteAccess, caller: Caller | null, method:
   if (access === 'public') return 'allow';
   if (!caller) return 'unauthenticated';
   if (caller.kind === 'user') return 'allow';
+  if (access === 'session') return 'unauthenticated';
   if (!KEY_LEVELS[caller.permission].has(access)) return 'forbidden';
   // A read key only ever reads, whatever level the route declares.
   if (caller.permission === 'read' && !READ_METHODS.has(method)) return 'forbidden';

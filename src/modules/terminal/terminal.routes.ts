@@ -1,0 +1,88 @@
+// GET /api/v1/terminal (contract §11): the web terminal over a WebSocket, for signed-in users only.
+// Registered only when TERMINAL_ENABLED (else the path is a plain 404 for everyone). Everything is
+// checked before the upgrade, in the contract's error body: 401 for API keys, pending two-factor tokens and expired tokens, 403 for a foreign Origin
+// (cross-site WebSocket hijacking), 429 past five sessions per user. Start and end are audited (user,
+// duration, close reason); keystrokes never are.
+import type {} from '@fastify/websocket';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { AppError } from '../../platform/errors.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { shellPath, TerminalSession } from './terminal-session.js';
+
+export const MAX_SESSIONS_PER_USER = 5;
+
+export interface TerminalOptions {
+  shell: string | undefined;
+  allowedOrigins: readonly string[];
+  audit: AuditService;
+}
+
+const size = (fallback: number) => z.coerce.number().int().min(1).max(1000).default(fallback);
+
+export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app, options) => {
+  const sessions = new Map<number, number>(); // user id → open sessions
+  const shell = shellPath(options.shell);
+
+  app.get(
+    '/terminal',
+    {
+      websocket: true,
+      config: { access: 'session' },
+      schema: {
+        summary: 'Web terminal: a shell on the server over a WebSocket (signed-in users only)',
+        description:
+          'Sign in with `token=<JWT>` (browsers cannot set headers on WebSockets) or `Authorization: Bearer`. API keys of any permission → 401. An `Origin` must be this server\'s or listed in ALLOWED_ORIGINS (else 403). At most 5 sessions per user (429). ' +
+          'Client → server: binary messages are keystrokes; text messages are JSON control frames `{"type":"resize","cols":N,"rows":N}`. Server → client: binary output. ' +
+          'The shell (TERMINAL_SHELL) is killed when the socket closes; the socket closes when the shell exits (1000) or after 30 minutes without input or output (4008). TERMINAL_ENABLED=false → 404. ' +
+          'The audit log records `terminal.start` and `terminal.end` (the end entry\'s path is `/api/v1/terminal;duration_s=N;reason=client|shell|idle`, its status_code the close code: 1000, or 4008 idle).',
+        tags: ['terminal'],
+        querystring: z.object({ token: z.string().optional(), cols: size(80), rows: size(24) }),
+      },
+      preHandler: async (request) => {
+        const origin = request.headers.origin;
+        if (origin !== undefined && !originAllowed(origin, `${request.protocol}://${request.host}`, options.allowedOrigins)) {
+          throw new AppError('FORBIDDEN', `Origin ${origin} may not open the terminal; add it to ALLOWED_ORIGINS`);
+        }
+        const caller = callerOf(request);
+        if (caller.kind !== 'user') throw new AppError('UNAUTHORIZED', 'The terminal takes a signed-in user only');
+        if ((sessions.get(caller.userId) ?? 0) >= MAX_SESSIONS_PER_USER) {
+          throw new AppError('RATE_LIMITED', `At most ${MAX_SESSIONS_PER_USER} terminal sessions per user; close one first`);
+        }
+      },
+    },
+    (socket, request) => {
+      const caller = callerOf(request);
+      if (caller.kind !== 'user') return socket.close(1008, 'user only');
+      sessions.set(caller.userId, (sessions.get(caller.userId) ?? 0) + 1);
+      const entry = (action: string, path: string, status: number) => ({ actor_type: 'user' as const, actor: caller.username, action, method: 'GET', path, status_code: status, ip: request.ip });
+      const log = (err: unknown) => request.log.error({ err }, 'terminal audit entry failed');
+      options.audit.recordSoon(entry('terminal.start', '/api/v1/terminal', 101), log);
+      try {
+        new TerminalSession(socket, { shell, cols: request.query.cols, rows: request.query.rows, username: caller.username }, (end) => {
+          const left = (sessions.get(caller.userId) ?? 1) - 1;
+          if (left > 0) sessions.set(caller.userId, left);
+          else sessions.delete(caller.userId);
+          const seconds = Math.round(end.durationMs / 1000);
+          options.audit.recordSoon(entry('terminal.end', `/api/v1/terminal;duration_s=${seconds};reason=${end.reason}`, end.reason === 'idle' ? 4008 : 1000), log);
+        });
+      } catch (err) {
+        request.log.error({ err, shell }, 'the terminal shell could not be started');
+        sessions.set(caller.userId, Math.max(0, (sessions.get(caller.userId) ?? 1) - 1));
+        socket.close(1011, 'shell could not be started');
+      }
+    },
+  );
+};
+
+/** The server's own origin, or one of ALLOWED_ORIGINS (compared as parsed origins). */
+function originAllowed(origin: string, own: string, allowed: readonly string[]): boolean {
+  let parsed: string;
+  try {
+    parsed = new URL(origin).origin;
+  } catch {
+    return false;
+  }
+  return parsed === new URL(own).origin || allowed.includes(parsed);
+}
