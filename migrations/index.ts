@@ -7,6 +7,7 @@ import metrics from './0004_metrics.js';
 import configBackups from './0005_config_backups.js';
 import firmware from './0006_firmware.js';
 import tasks from './0007_tasks.js';
+import wau from './0008_wau.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -18,4 +19,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0005_config_backups', configBackups],
   ['0006_firmware', firmware],
   ['0007_tasks', tasks],
+  ['0008_wau', wau],
 ];

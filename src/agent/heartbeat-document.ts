@@ -1,7 +1,9 @@
 // Builds the heartbeat body (contract §2): the identity fields the server requires, the collected system
-// data, and what the simulated device adds (pending updates; hypervisor guests on Linux) unless the
-// collected data already carries those categories.
+// data, and what the simulated device adds (pending updates; hypervisor guests on Linux; a sample
+// software inventory when playing Windows on another system) unless the collected data already carries
+// those categories.
 import type { DeviceState, Platform } from './device-state.js';
+import { SAMPLE_SOFTWARE } from './software-inventory.js';
 
 export interface HeartbeatIdentity {
   agentId: string | null;
@@ -26,6 +28,11 @@ export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record
         .filter((g) => g.type === type)
         .map((g) => ({ vmid: g.vmid, name: g.name, type: type === 'vm' ? 'qemu' : 'lxc', status: g.status, node: g.node }));
     extra.hypervisor = { node: identity.hostname, version: device.version, guests: guests('vm'), containers: guests('container') };
+  }
+  // On real Windows a missing list means the registry could not be read: sending samples would replace
+  // the machine's real inventory on the server.
+  if (device && identity.platform === 'windows' && system.software === undefined && process.platform !== 'win32') {
+    extra.software = SAMPLE_SOFTWARE;
   }
   return {
     agent_id: identity.agentId,

@@ -1,9 +1,14 @@
 // Collects the system data a heartbeat carries, from the machine the agent runs on, on the paths of
 // contract §2 (cpu, memory, disks, network.interfaces, uptime). Linux reads /proc and statfs; other
-// platforms fall back to what the os module offers. One collector per agent: CPU usage is a delta.
+// platforms fall back to what the os module offers; Windows adds its software inventory. One collector
+// per agent: CPU usage is a delta.
 import { readFileSync } from 'node:fs';
 import { readFile, statfs } from 'node:fs/promises';
 import os from 'node:os';
+import { readWindowsSoftware, type SoftwareEntry } from './software-inventory.js';
+
+/** Programs change rarely, and reading the registry starts two processes: once per 10 minutes is enough. */
+const SOFTWARE_REFRESH_MS = 10 * 60_000;
 
 export interface DiskInfo {
   mount: string;
@@ -31,6 +36,8 @@ export interface SystemInfo {
   os: { name: string; version: string; kernel: string; arch: string };
   disks: DiskInfo[];
   network: { interfaces: InterfaceInfo[] };
+  /** Windows only; absent when the registry could not be read (the server keeps its list then). */
+  software?: SoftwareEntry[];
 }
 
 /** Filesystems that hold no user data (kernel interfaces, memory-backed, read-only images). */
@@ -49,9 +56,17 @@ interface CpuTimes {
 export class SystemInfoCollector {
   private lastCpu: CpuTimes | null = null;
   private readonly linux = process.platform === 'linux';
+  private readonly windows = process.platform === 'win32';
+  private softwareRead: { at: number; entries: SoftwareEntry[] } | null = null;
 
   async collect(): Promise<SystemInfo> {
-    const [memory, disks, interfaces, osInfo] = await Promise.all([this.memory(), this.disks(), this.interfaces(), this.osInfo()]);
+    const [memory, disks, interfaces, osInfo, software] = await Promise.all([
+      this.memory(),
+      this.disks(),
+      this.interfaces(),
+      this.osInfo(),
+      this.windows ? this.software() : undefined,
+    ]);
     const cpus = os.cpus();
     return {
       hostname: os.hostname(),
@@ -67,7 +82,20 @@ export class SystemInfoCollector {
       os: osInfo,
       disks,
       network: { interfaces },
+      ...(software ? { software } : {}),
     };
+  }
+
+  /** The registry's programs, read again after SOFTWARE_REFRESH_MS; a failed read keeps the last list. */
+  private async software(): Promise<SoftwareEntry[] | undefined> {
+    const now = Date.now();
+    if (this.softwareRead && now - this.softwareRead.at < SOFTWARE_REFRESH_MS) return this.softwareRead.entries;
+    try {
+      this.softwareRead = { at: now, entries: await readWindowsSoftware() };
+    } catch {
+      if (this.softwareRead) this.softwareRead.at = now; // try again in a while, not every heartbeat
+    }
+    return this.softwareRead?.entries;
   }
 
   /** Busy share since the previous call; on the first call, the average since boot. */

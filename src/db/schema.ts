@@ -187,6 +187,41 @@ export interface TaskRunsTable {
   webhook: ColumnType<Record<string, unknown> | null, string | null, string | null>;
 }
 
+export type WauAction = 'allow' | 'block';
+
+/** A winget-autoupdate rule of a customer (contract §3); package ids are unique per customer, ignoring case. */
+export interface WauRulesTable {
+  id: Generated<number>;
+  customer_id: number;
+  action: WauAction;
+  package_id: string;
+  display_name: string;
+  created_at: Timestamp;
+}
+
+/** When a customer's rules last changed (whole seconds, strictly increasing): the lists' Last-Modified. */
+export interface WauListChangesTable {
+  customer_id: number;
+  changed_at: Timestamp;
+}
+
+/** One installed program of a Windows agent, from its latest heartbeat that carried a different list. */
+export interface AgentSoftwareTable {
+  agent_id: string;
+  name: string;
+  publisher: string;
+  version: string;
+  install_date: string;
+}
+
+/** The hash of an agent's stored inventory, so an unchanged heartbeat writes nothing. */
+export interface AgentSoftwareStateTable {
+  agent_id: string;
+  hash: string;
+  entry_count: number;
+  received_at: Timestamp;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -205,4 +240,8 @@ export interface Database {
   installers: InstallersTable;
   tasks: TasksTable;
   task_runs: TaskRunsTable;
+  wau_rules: WauRulesTable;
+  wau_list_changes: WauListChangesTable;
+  agent_software: AgentSoftwareTable;
+  agent_software_state: AgentSoftwareStateTable;
 }

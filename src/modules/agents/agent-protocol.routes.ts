@@ -8,6 +8,7 @@ import { scopeOf } from '../auth/caller.js';
 import { heartbeatBody, heartbeatResponse, registerBody, registerResponse } from './agents.schemas.js';
 import type { AgentService } from './agents.service.js';
 import type { UpdateFlags } from '../firmware/update-flag.js';
+import type { SoftwareInventory } from '../wau/software-inventory.js';
 import type { HeartbeatWriter } from './heartbeat-writer.js';
 
 const tags = ['agent protocol'];
@@ -20,10 +21,12 @@ declare module 'fastify' {
   }
 }
 
-export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; heartbeats: HeartbeatWriter; updates: UpdateFlags }> = async (
-  app,
-  { agents, heartbeats, updates },
-) => {
+export const agentProtocolRoutes: FastifyPluginAsyncZod<{
+  agents: AgentService;
+  heartbeats: HeartbeatWriter;
+  updates: UpdateFlags;
+  inventory: Pick<SoftwareInventory, 'record' | 'forget'>;
+}> = async (app, { agents, heartbeats, updates, inventory }) => {
   app.post(
     '/agent/register',
     {
@@ -40,7 +43,11 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; 
         response: { 200: registerResponse },
       },
     },
-    async (request) => agents.register(callerOf(request), request.body),
+    async (request) => {
+      const registered = await agents.register(callerOf(request), request.body);
+      inventory.forget(registered.agent_id);
+      return registered;
+    },
   );
 
   // The heartbeat gets its own JSON parser, in this plugin's scope only, to keep the exact text.
@@ -70,7 +77,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; 
           'most 2,000 per heartbeat, the first in document order) are stored; 503 when they could not be. ' +
           'update_available is true when an update was requested for the agent and firmware for its platform exists ' +
           'whose sha256 differs from agent_sha256; then `update` = {version, sha256, size, download_url} (download_url on the settings\' backend_url, else on the address the heartbeat came to). ' +
-          'A heartbeat reporting the latest firmware\'s sha256 clears the flag.',
+          'A heartbeat reporting the latest firmware\'s sha256 clears the flag. ' +
+          'A windows heartbeat\'s `software` array (at most 5,000 entries looked at; system components dropped) replaces the agent\'s stored software inventory when it differs; without the array the stored one stays.',
         tags,
         body: heartbeatBody,
         response: { 200: heartbeatResponse },
@@ -98,6 +106,10 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{ agents: AgentService; 
           throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again');
         });
       if (!outcome.found) throw new AppError('AGENT_NOT_REGISTERED', 'Agent is not registered; register it first');
+      // The heartbeat itself is stored; an inventory that cannot be stored now is sent again next minute.
+      await inventory
+        .record({ agentId: body.agent_id, platform: body.platform, software: body.software, receivedAt })
+        .catch((err: unknown) => request.log.error({ err, agent_id: body.agent_id }, 'could not store the software inventory'));
       const agent = { id: body.agent_id, platform: body.platform, sha256: body.agent_sha256?.toLowerCase() ?? null, updateRequested: outcome.updateRequested };
       const offer = await updates.offer(agent, `${request.protocol}://${request.host}`);
       return { ok: true as const, status: 'online' as const, server_time: receivedAt.toISOString(), ...offer };

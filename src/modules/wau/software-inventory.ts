@@ -1,0 +1,73 @@
+// The Windows software inventory as heartbeats report it (spec Agent rule 2, contract §2 `software[]`):
+// each agent's stored list is replaced by its latest heartbeat's list when that differs. Heartbeats
+// arrive every minute and the list rarely changes, so the normal case must cost nothing: the list's hash
+// is compared with an in-memory copy of the stored hash (no query at all), then, after a restart or
+// when the copy is old, with the stored hash (one primary-key read). Only a changed list is written.
+import type { Kysely } from 'kysely';
+import type { Database, Platform } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { inventoryHash, normaliseInventory } from './inventory-entries.js';
+import * as repo from './inventory.repo.js';
+
+/**
+ * How long a remembered hash is trusted without looking at the database again. The database can change
+ * behind this process (the agent deleted and registered again, another server instance), and this
+ * bounds how long such a change goes unnoticed at one cheap read per agent per period.
+ */
+export const HASH_RECHECK_MS = 10 * 60_000;
+
+export interface InventoryReport {
+  agentId: string;
+  platform: Platform;
+  /** The heartbeat's `software` value, unchecked. */
+  software: unknown;
+  receivedAt: Date;
+}
+
+export type InventoryOutcome = 'ignored' | 'unchanged' | 'stored';
+
+export class SoftwareInventory {
+  readonly #known = new Map<string, { hash: string; checkedAt: number }>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Stores the heartbeat's inventory if it differs from the stored one. Heartbeats of other platforms,
+   * and heartbeats without a `software` array (the agent could not read it), leave it as it is.
+   */
+  async record(report: InventoryReport): Promise<InventoryOutcome> {
+    if (report.platform !== 'windows') return 'ignored';
+    const entries = normaliseInventory(report.software);
+    if (entries === null) return 'ignored';
+    const hash = inventoryHash(entries);
+    const now = this.clock.now().getTime();
+    const known = this.#known.get(report.agentId);
+    if (known?.hash === hash && now >= known.checkedAt && now - known.checkedAt < HASH_RECHECK_MS) return 'unchanged';
+
+    if ((await repo.findInventoryHash(this.db, report.agentId)) === hash) {
+      this.#known.set(report.agentId, { hash, checkedAt: now });
+      return 'unchanged';
+    }
+    const stored = await this.db.transaction().execute(async (trx) => {
+      const claimed = await repo.claimInventory(trx, { agentId: report.agentId, hash, entryCount: entries.length, receivedAt: report.receivedAt });
+      if (claimed) await repo.replaceInventoryRows(trx, report.agentId, entries);
+      return claimed;
+    });
+    // Not claimed: the list was stored meanwhile, or a later heartbeat's list was; the next heartbeat
+    // finds out which from the database.
+    if (stored) this.#known.set(report.agentId, { hash, checkedAt: now });
+    else this.#known.delete(report.agentId);
+    return stored ? 'stored' : 'unchanged';
+  }
+
+  /**
+   * Forgets the remembered hash (on registration): a deleted agent registered again under its old id
+   * has no inventory any more, and its first heartbeat must not be taken for an unchanged one.
+   */
+  forget(agentId: string): void {
+    this.#known.delete(agentId);
+  }
+}

@@ -1,0 +1,71 @@
+// All SQL of winget-autoupdate rules: the rules of a customer, the package ids of one action for the
+// lists, and when the customer's rules last changed.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database, WauAction, WauRulesTable } from '../../db/schema.js';
+
+type Db = Kysely<Database>;
+
+export type WauRuleRow = Selectable<WauRulesTable>;
+
+export function listRules(db: Db, customerId: number): Promise<WauRuleRow[]> {
+  return db
+    .selectFrom('wau_rules')
+    .selectAll()
+    .where('customer_id', '=', customerId)
+    .orderBy(sql`package_id collate "C"`)
+    .orderBy('id')
+    .execute();
+}
+
+/** Throws the database's unique violation when the customer has a rule for the package (any case). */
+export function insertRule(
+  db: Db,
+  values: { customer_id: number; action: WauAction; package_id: string; display_name: string; created_at: Date },
+): Promise<WauRuleRow> {
+  return db.insertInto('wau_rules').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Deletes the customer's rules matching every given criterion (package ids compare ignoring case). */
+export async function deleteRules(db: Db, customerId: number, match: { id?: number; packageId?: string }): Promise<number> {
+  const result = await db
+    .deleteFrom('wau_rules')
+    .where('customer_id', '=', customerId)
+    .$if(match.id !== undefined, (q) => q.where('id', '=', match.id!))
+    .$if(match.packageId !== undefined, (q) => q.where(sql`lower(package_id)`, '=', match.packageId!.toLowerCase()))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The package ids of one action, in byte order. */
+export async function listPackageIds(db: Db, customerId: number, action: WauAction): Promise<string[]> {
+  const rows = await db
+    .selectFrom('wau_rules')
+    .select('package_id')
+    .where('customer_id', '=', customerId)
+    .where('action', '=', action)
+    .orderBy(sql`package_id collate "C"`)
+    .execute();
+  return rows.map((r) => r.package_id);
+}
+
+/**
+ * Records a change of the customer's rules at `now` (whole seconds). The recorded time also moves at
+ * least one second past the previous one (or past the customer's creation, the lists' first
+ * Last-Modified): two changes within one second still give the lists two different Last-Modified
+ * values, so an updater holding the first one never gets 304 for the second. Call in the change's
+ * transaction; the upsert's row lock orders concurrent changes of one customer.
+ */
+export async function recordListChange(db: Db, customerId: number, now: Date): Promise<void> {
+  const second = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  await sql`
+    insert into wau_list_changes (customer_id, changed_at)
+    select c.id, greatest(${second}::timestamptz, date_trunc('second', c.created_at) + interval '1 second')
+    from customers c where c.id = ${customerId}
+    on conflict (customer_id) do update
+      set changed_at = greatest(${second}::timestamptz, wau_list_changes.changed_at + interval '1 second')`.execute(db);
+}
+
+export async function findListChange(db: Db, customerId: number): Promise<Date | undefined> {
+  const row = await db.selectFrom('wau_list_changes').select('changed_at').where('customer_id', '=', customerId).executeTakeFirst();
+  return row?.changed_at;
+}

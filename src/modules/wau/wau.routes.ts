@@ -1,0 +1,150 @@
+// /customers/{id}/wau/*: a customer's winget-autoupdate rules, the software inventory of its Windows
+// agents, and the two list files winget-autoupdate fetches on the device (agent keys may read those).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { idParams } from '../../http/common-schemas.js';
+import { AppError } from '../../platform/errors.js';
+import type { WauAction } from '../../db/schema.js';
+import {
+  createRuleBody,
+  deletedCountSchema,
+  deleteRuleBody,
+  deleteRuleSelector,
+  inventoryItemSchema,
+  ruleSchema,
+  toRuleDto,
+} from './wau.schemas.js';
+import type { WauService } from './wau.service.js';
+
+const tags = ['software updates'];
+const scopeNote = "A customer outside the caller's customer scope is 404.";
+
+const LISTS: ReadonlyArray<{ path: 'included' | 'excluded'; action: WauAction }> = [
+  { path: 'included', action: 'allow' },
+  { path: 'excluded', action: 'block' },
+];
+
+export const wauRoutes: FastifyPluginAsyncZod<{ wau: WauService }> = async (app, { wau }) => {
+  app.get(
+    '/customers/:id/wau/rules',
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: "The customer's software-update rules",
+        description: `Ordered by package id. ${scopeNote}`,
+        tags,
+        params: idParams,
+        response: { 200: z.array(ruleSchema) },
+      },
+    },
+    async (request) => (await wau.listRules(callerOf(request), request.params.id)).map(toRuleDto),
+  );
+
+  app.post(
+    '/customers/:id/wau/rules',
+    {
+      config: { access: 'write', audit: 'wau.rule.create' },
+      schema: {
+        summary: 'Allow or block automatic updates of a package for the customer',
+        description: `A package id the customer already has a rule for (ignoring case) → 409; an invalid package id → 400. ${scopeNote}`,
+        tags,
+        params: idParams,
+        body: createRuleBody,
+        response: { 201: ruleSchema },
+      },
+    },
+    async (request, reply) => reply.code(201).send(toRuleDto(await wau.createRule(callerOf(request), request.params.id, request.body))),
+  );
+
+  app.delete(
+    '/customers/:id/wau/rules',
+    {
+      config: { access: 'write', audit: 'wau.rule.delete' },
+      schema: {
+        summary: 'Delete a rule by id or by package id',
+        description:
+          '`id` and/or `package_id` in the JSON body or in the query (neither → 400); with both, the rule must match both. ' +
+          `Answers how many rules were deleted (0 when none matched). ${scopeNote}`,
+        tags,
+        params: idParams,
+        querystring: deleteRuleSelector,
+        body: deleteRuleBody,
+        response: { 200: deletedCountSchema },
+      },
+    },
+    async (request) => {
+      const fromBody = request.body ?? {};
+      const fromQuery = request.query;
+      const match = {
+        id: agreeing('id', fromBody.id, fromQuery.id),
+        packageId: agreeing('package_id', fromBody.package_id, fromQuery.package_id),
+      };
+      const deleted = await wau.deleteRules(callerOf(request), request.params.id, {
+        ...(match.id !== undefined ? { id: match.id } : {}),
+        ...(match.packageId !== undefined ? { packageId: match.packageId } : {}),
+      });
+      return { deleted };
+    },
+  );
+
+  app.get(
+    '/customers/:id/wau/inventory',
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: "Software on the customer's Windows agents, with agent counts per version",
+        description:
+          "From the latest `software` list each of the customer's Windows agents sent with a heartbeat (system components never appear). " +
+          `One entry per name and publisher, ordered by name. ${scopeNote}`,
+        tags,
+        params: idParams,
+        response: { 200: z.array(inventoryItemSchema) },
+      },
+    },
+    async (request) => wau.inventory(callerOf(request), request.params.id),
+  );
+
+  for (const { path, action } of LISTS) {
+    app.get(
+      `/customers/:id/wau/${path}`,
+      {
+        config: { access: 'agent' },
+        schema: {
+          summary: `The ${action} rules as winget-autoupdate's ${path}_apps.txt`,
+          description:
+            `For the on-device updater (agent keys may read it). text/plain: one package id per line, in byte order, unique, no comments, final newline; no rules → empty body. ` +
+            `\`Last-Modified\` is the customer's latest rule change (creation or deletion, of either list), or its creation; \`If-Modified-Since\` at or after it → 304 without a body. ${scopeNote}`,
+          tags,
+          params: idParams,
+          response: {
+            200: { description: `The ${path} list`, content: { 'text/plain': { schema: z.string() } } },
+            304: { description: 'Not modified since If-Modified-Since: no body', content: { 'text/plain': { schema: z.literal('') } } },
+          },
+        },
+      },
+      async (request, reply) => {
+        const since = parseHttpDate(request.headers['if-modified-since']);
+        const list = await wau.packageList(callerOf(request), request.params.id, action, since);
+        reply.header('last-modified', list.lastModified.toUTCString()).header('cache-control', 'no-cache');
+        if (list.body === null) return reply.code(304).send();
+        return reply.type('text/plain; charset=utf-8').send(list.body);
+      },
+    );
+  }
+};
+
+/** The value given in the body or the query; both given and different → 400. */
+function agreeing<T>(field: string, fromBody: T | undefined, fromQuery: T | undefined): T | undefined {
+  if (fromBody !== undefined && fromQuery !== undefined && fromBody !== fromQuery) {
+    throw new AppError('VALIDATION_ERROR', `${field} differs between the body and the query`);
+  }
+  return fromBody ?? fromQuery;
+}
+
+/** An HTTP date, or undefined for none or one that does not parse (then the full list is sent). */
+function parseHttpDate(value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms);
+}

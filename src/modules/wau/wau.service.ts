@@ -1,0 +1,127 @@
+// Per-customer winget-autoupdate rules (spec section 4, contract §3): allow rules make the customer's
+// `included` list, block rules its `excluded` list, in the plain-text format winget-autoupdate reads
+// from a URL; and the software inventory of the customer's Windows agents, aggregated. Access is the
+// customer's: a customer outside the caller's scope is "not found".
+import type { Kysely } from 'kysely';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.js';
+import type { Database, WauAction } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import { assertInScope, type Caller } from '../auth/caller.js';
+import * as customers from '../customers/customers.repo.js';
+import { compareVersions } from '../firmware/versions.js';
+import * as inventory from './inventory.repo.js';
+import * as repo from './wau.repo.js';
+
+export type { WauRuleRow } from './wau.repo.js';
+
+export interface InventoryProduct {
+  name: string;
+  publisher: string;
+  agent_count: number;
+  versions: Array<{ version: string; agent_count: number }>;
+}
+
+/** A list for the on-device updater; `body` is null when the caller's copy is current (304). */
+export interface PackageList {
+  lastModified: Date;
+  body: string | null;
+}
+
+export class WauService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  async listRules(caller: Caller, customerId: number): Promise<repo.WauRuleRow[]> {
+    await this.customer(caller, customerId);
+    return repo.listRules(this.db, customerId);
+  }
+
+  async createRule(
+    caller: Caller,
+    customerId: number,
+    input: { action: WauAction; package_id: string; display_name?: string | undefined },
+  ): Promise<repo.WauRuleRow> {
+    await this.customer(caller, customerId);
+    const now = this.clock.now();
+    const values = {
+      customer_id: customerId,
+      action: input.action,
+      package_id: input.package_id,
+      display_name: input.display_name || input.package_id,
+      created_at: now,
+    };
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const rule = await repo.insertRule(trx, values);
+        await repo.recordListChange(trx, customerId, now);
+        return rule;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', `The customer already has a rule for ${input.package_id}`);
+      if (isForeignKeyViolation(err)) throw new AppError('NOT_FOUND', 'Customer not found'); // deleted meanwhile
+      throw err;
+    }
+  }
+
+  /** Deletes the rules matching every given criterion; returns how many. */
+  async deleteRules(caller: Caller, customerId: number, match: { id?: number; packageId?: string }): Promise<number> {
+    if (match.id === undefined && match.packageId === undefined) throw new AppError('VALIDATION_ERROR', 'give id or package_id');
+    await this.customer(caller, customerId);
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await repo.deleteRules(trx, customerId, match);
+      if (deleted > 0) await repo.recordListChange(trx, customerId, this.clock.now());
+      return deleted;
+    });
+  }
+
+  /** The software of the customer's Windows agents, per program with the agent count of each version. */
+  async inventory(caller: Caller, customerId: number): Promise<InventoryProduct[]> {
+    await this.customer(caller, customerId);
+    const products: InventoryProduct[] = [];
+    // Rows come ordered by program, each program's total (version null) before its versions.
+    for (const row of await inventory.aggregateInventory(this.db, customerId)) {
+      if (row.version === null) {
+        products.push({ name: row.name, publisher: row.publisher, agent_count: row.agent_count, versions: [] });
+      } else {
+        products.at(-1)?.versions.push({ version: row.version, agent_count: row.agent_count });
+      }
+    }
+    // Newest version first, numeric-aware (10.0 after 9.1).
+    for (const p of products) p.versions.sort((a, b) => compareVersions(b.version, a.version));
+    return products;
+  }
+
+  /**
+   * The package ids of one action as winget-autoupdate's list file, unless `ifModifiedSince` is at or
+   * after the list's Last-Modified (then `body` is null).
+   */
+  async packageList(caller: Caller, customerId: number, action: WauAction, ifModifiedSince?: Date): Promise<PackageList> {
+    const customer = await this.customer(caller, customerId);
+    // The time is read before the list: a change committed in between then makes the list newer than
+    // its Last-Modified (the next request fetches it again), never older (which would be cached for good).
+    const lastModified = (await repo.findListChange(this.db, customerId)) ?? wholeSecond(customer.created_at);
+    if (ifModifiedSince && ifModifiedSince.getTime() >= lastModified.getTime()) return { lastModified, body: null };
+    return { lastModified, body: formatPackageList(await repo.listPackageIds(this.db, customerId, action)) };
+  }
+
+  private async customer(caller: Caller, customerId: number): Promise<customers.CustomerRow> {
+    const customer = await customers.findCustomer(this.db, customerId);
+    if (!customer) throw new AppError('NOT_FOUND', 'Customer not found');
+    assertInScope(caller, customer.id, 'Customer');
+    return customer;
+  }
+}
+
+/** winget-autoupdate's list file: one id per line, byte order, no duplicates, final newline; "" when empty. */
+export function formatPackageList(ids: readonly string[]): string {
+  const unique = [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return unique.map((id) => `${id}\n`).join('');
+}
+
+/** HTTP dates carry whole seconds. */
+function wholeSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
