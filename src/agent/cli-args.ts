@@ -36,3 +36,26 @@ export function checkAgentId(agentId: string | undefined): string | undefined {
   if (id !== undefined && !/^[0-9a-f]{16,64}$/.test(id)) throw new UsageError('--agent-id must be 16 to 64 hex characters');
   return id;
 }
+
+/**
+ * Runs `parse`; a UsageError prints it with `usage` and exits 2, `'help'` prints `usage` and gives
+ * undefined (the caller returns), anything else is the parsed arguments.
+ */
+export async function argsOrExit<T>(parse: () => T | 'help' | Promise<T | 'help'>, usage: string): Promise<T | undefined> {
+  let args: T | 'help';
+  try {
+    args = await parse();
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\n${usage}`);
+    process.exit(2);
+  }
+  if (args === 'help') {
+    process.stdout.write(usage);
+    return undefined;
+  }
+  return args;
+}
+
+/** One line per event, prefixed with the time, on standard output. */
+export const timestampedLog = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Platform } from './device-state.js';
 import { defaultPlatform, ReferenceAgent, type ReferenceAgentOptions } from './reference-agent.js';
-import { checkAgentId, parseOptions, requireAgentKey, requireServer, UsageError } from './cli-args.js';
+import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, timestampedLog, UsageError } from './cli-args.js';
 
 const USAGE = `Usage: npm run agent -- --server URL --key KEY [options]
 
@@ -55,20 +55,9 @@ function parseAgentArgs(argv: string[], env: NodeJS.ProcessEnv): ReferenceAgentO
 }
 
 async function main(): Promise<void> {
-  let options: ReferenceAgentOptions | 'help';
-  try {
-    options = parseAgentArgs(process.argv.slice(2), process.env);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (options === 'help') {
-    process.stdout.write(USAGE);
-    return;
-  }
-
-  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+  const options = await argsOrExit(() => parseAgentArgs(process.argv.slice(2), process.env), USAGE);
+  if (!options) return;
+  const log = timestampedLog;
   const agent = new ReferenceAgent({ ...options, log });
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Platform } from '../device-state.js';
-import { checkAgentId, parseOptions, requireAgentKey, requireServer, UsageError } from '../cli-args.js';
+import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, timestampedLog, UsageError } from '../cli-args.js';
 import { parseServiceCommand, PlainProcess, RcService, SystemdService, type ServiceControl } from './service-control.js';
 import { Updater } from './updater.js';
 
@@ -111,24 +111,16 @@ function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): UpdaterArgs |
 }
 
 async function main(): Promise<void> {
-  let args: UpdaterArgs | 'help';
-  try {
-    args = parseUpdaterArgs(process.argv.slice(2), process.env);
-    if (args !== 'help') {
-      const info = await stat(args.binaryPath).catch(() => undefined);
-      if (!info?.isFile()) throw new UsageError(`--binary ${args.binaryPath} is not a file`);
+  const args = await argsOrExit(async () => {
+    const parsed = parseUpdaterArgs(process.argv.slice(2), process.env);
+    if (parsed !== 'help') {
+      const info = await stat(parsed.binaryPath).catch(() => undefined);
+      if (!info?.isFile()) throw new UsageError(`--binary ${parsed.binaryPath} is not a file`);
     }
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
-    process.exit(2);
-  }
-  if (args === 'help') {
-    process.stdout.write(USAGE);
-    return;
-  }
-
-  const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+    return parsed;
+  }, USAGE);
+  if (!args) return;
+  const log = timestampedLog;
   const service = args.service(log);
   const updater = new Updater({ ...args, service, log });
   const plain = service instanceof PlainProcess ? service : null;
