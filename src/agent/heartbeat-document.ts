@@ -23,11 +23,7 @@ export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record
     };
   }
   if (device && identity.platform === 'linux' && system.hypervisor === undefined) {
-    const guests = (type: 'vm' | 'container') =>
-      device.guests
-        .filter((g) => g.type === type)
-        .map((g) => ({ vmid: g.vmid, name: g.name, type: type === 'vm' ? 'qemu' : 'lxc', status: g.status, node: g.node }));
-    extra.hypervisor = { node: identity.hostname, version: device.version, guests: guests('vm'), containers: guests('container') };
+    extra.hypervisor = { node: identity.hostname, version: device.version, ...hypervisorGuests(device) };
   }
   // On real Windows a missing list means the registry could not be read: sending samples would replace
   // the machine's real inventory on the server.
@@ -42,4 +38,11 @@ export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record
     ...system,
     ...extra,
   };
+}
+
+/** The device's guests as a heartbeat's `hypervisor.guests` (VMs) and `hypervisor.containers`. */
+export function hypervisorGuests(device: DeviceState): { guests: unknown[]; containers: unknown[] } {
+  const of = (type: 'vm' | 'container') =>
+    device.guests.filter((g) => g.type === type).map((g) => ({ vmid: g.vmid, name: g.name, type: type === 'vm' ? 'qemu' : 'lxc', status: g.status, node: g.node }));
+  return { guests: of('vm'), containers: of('container') };
 }

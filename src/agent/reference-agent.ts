@@ -41,7 +41,8 @@ export interface ReferenceAgentOptions {
 
 export interface ReferenceAgentEvents {
   registered: [agentId: string];
-  heartbeat: [result: { ok: true; answer: HeartbeatAnswer } | { ok: false; error: string }];
+  /** `ms`: how long the server took to answer (the fleet simulator's latency figure). */
+  heartbeat: [result: { ok: true; answer: HeartbeatAnswer; ms: number } | { ok: false; error: string }];
   connected: [];
   disconnected: [info: { code: number; reason: string }];
   reconnect_scheduled: [info: { attempt: number; delayMs: number }];
@@ -144,6 +145,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   async sendHeartbeat(): Promise<boolean> {
     try {
       const document = JSON.stringify(await this.heartbeatDocument());
+      const sentAt = performance.now();
       let answer: HeartbeatAnswer;
       try {
         answer = await this.api.heartbeat(document);
@@ -154,7 +156,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
         await this.register();
         answer = await this.api.heartbeat(JSON.stringify(await this.heartbeatDocument()));
       }
-      this.emit('heartbeat', { ok: true, answer });
+      this.emit('heartbeat', { ok: true, answer, ms: performance.now() - sentAt });
       return true;
     } catch (err) {
       if (this.stopped) return false;
@@ -275,24 +277,32 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.rebootTimer = setTimeout(() => void this.simulateReboot(), delaySeconds * 1000);
   }
 
-  /** The device goes away (socket closed, no heartbeats) for rebootDowntimeMs, then comes back. */
+  /** A simulated reboot: recorded on the device, away for rebootDowntimeMs. */
   private async simulateReboot(): Promise<void> {
+    await this.goAway(this.options.rebootDowntimeMs ?? 5000, true);
+  }
+
+  /**
+   * The device goes away (socket closed, no heartbeats) for `downtimeMs`, then comes back; the fleet
+   * simulator's stale and offline agents. Nothing happens while it is already away.
+   */
+  async goAway(downtimeMs: number, reboot = false): Promise<void> {
     if (this.stopped || this.rebooting) return;
     this.rebooting = true;
-    this.log('rebooting');
-    this.emit('rebooting');
+    this.log(reboot ? 'rebooting' : `going away for ${Math.round(downtimeMs / 1000)} s`);
+    if (reboot) this.emit('rebooting');
     clearTimeout(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
     this.commandAbort.abort();
     this.commandAbort = new AbortController();
-    await this.store?.update((device) => recordReboot(device, new Date())).catch((err: unknown) => this.log(`reboot: ${(err as Error).message}`));
-    await this.socket.stop(1001, 'rebooting');
+    if (reboot) await this.store?.update((device) => recordReboot(device, new Date())).catch((err: unknown) => this.log(`reboot: ${(err as Error).message}`));
+    await this.socket.stop(1001, reboot ? 'rebooting' : 'going away');
     if (this.stopped) return;
-    await this.sleep(this.options.rebootDowntimeMs ?? 5000);
+    await this.sleep(downtimeMs);
     if (this.stopped) return;
     this.rebooting = false;
-    this.log('back from reboot');
-    this.emit('rebooted');
+    this.log(reboot ? 'back from reboot' : 'back');
+    if (reboot) this.emit('rebooted');
     this.socket.start();
     await this.heartbeatTick();
   }
