@@ -23,9 +23,4 @@ export function positiveNumber(env: NodeJS.ProcessEnv, key: string, fallback: nu
   return value;
 }
 
-/** Median and 99th percentile of a list of durations. */
-export function percentiles(ms: readonly number[]): { p50: number; p99: number } {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { p50: at(0.5), p99: at(0.99) };
-}
+export { percentiles } from '../../src/platform/percentiles.js';

@@ -1,0 +1,153 @@
+// A fleet of simulated agents in one process: each one a real ReferenceAgent (its own registration,
+// heartbeats over HTTP, WebSocket and command handling, state file), playing a firewall, a hypervisor host
+// or a Windows machine with SimulatedSystem's moving data. Starts are spread over a window so heartbeats
+// do not arrive in one burst, and now and then an agent goes away long enough to turn stale or offline,
+// then comes back.
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Platform } from '../agent/device-state.js';
+import { ReferenceAgent } from '../agent/reference-agent.js';
+import { SimulatedSystem } from './simulated-system.js';
+
+/** Shares of the platforms in a fleet: MSP fleets are mostly firewalls and Windows machines. */
+export const DEFAULT_MIX: Readonly<Record<Platform, number>> = { freebsd: 0.4, linux: 0.2, windows: 0.4 };
+
+export interface FleetOptions {
+  serverUrl: string;
+  /** An API key with the `agent` permission. */
+  apiKey: string;
+  agents: number;
+  intervalMs: number;
+  /** One state file per agent is kept here (ids survive a restart of the fleet). */
+  stateDir: string;
+  /** Agent names are `<prefix>-<n>`; registration adopts pre-registered agents of that name. */
+  namePrefix?: string;
+  mix?: Readonly<Record<Platform, number>>;
+  /** Starts are spread evenly over this window (default: one interval). */
+  startSpreadMs?: number;
+  /** On average one agent goes away per this many ms (0: never; default 10 intervals). */
+  outageEveryMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface FleetStats {
+  agents: number;
+  registered: number;
+  connected: number;
+  away: number;
+  heartbeatsOk: number;
+  heartbeatsFailed: number;
+}
+
+const HOSTNAMES: Record<Platform, (n: number) => string> = {
+  freebsd: (n) => `fw-${String(n).padStart(4, '0')}.msp.example`,
+  linux: (n) => `pve-${String(n).padStart(4, '0')}`,
+  windows: (n) => `WS-${String(n).padStart(5, '0')}`,
+};
+
+/** The platform of agent `n` (0-based): the mix, interleaved so any prefix of the fleet is mixed too. */
+export function platformOf(n: number, mix: Readonly<Record<Platform, number>> = DEFAULT_MIX): Platform {
+  const total = mix.freebsd + mix.linux + mix.windows;
+  const position = ((n * 0.618033988749895) % 1) * total; // golden-ratio spacing: evenly spread, not striped
+  if (position < mix.freebsd) return 'freebsd';
+  return position < mix.freebsd + mix.linux ? 'linux' : 'windows';
+}
+
+export class Fleet {
+  readonly members: ReferenceAgent[] = [];
+  /** Server answer times of successful heartbeats since the last takeLatencies(). */
+  #latencies: number[] = [];
+  #stats = { registered: 0, heartbeatsOk: 0, heartbeatsFailed: 0 };
+  #away = 0;
+  /** Pending waits: stop() cancels the timers and lets their waiters go on (and find the fleet stopped). */
+  #waits = new Map<NodeJS.Timeout, () => void>();
+  #stopped = false;
+
+  constructor(private readonly options: FleetOptions) {}
+
+  /** Creates every agent and starts them over the spread window; resolves once all have started. */
+  async start(): Promise<void> {
+    const { agents, intervalMs, stateDir, namePrefix = 'sim' } = this.options;
+    await mkdir(stateDir, { recursive: true });
+    const spread = this.options.startSpreadMs ?? intervalMs;
+    const starts: Promise<void>[] = [];
+    for (let n = 0; n < agents && !this.#stopped; n++) {
+      const agent = this.#create(n, namePrefix, path.join(stateDir, `${namePrefix}-${n}.json`));
+      this.members.push(agent);
+      starts.push(this.#after((spread * n) / agents).then(() => (this.#stopped ? undefined : agent.start())));
+    }
+    await Promise.all(starts);
+    this.#scheduleOutage();
+  }
+
+  get stats(): FleetStats {
+    return { agents: this.members.length, ...this.#stats, connected: this.members.filter((a) => a.connected).length, away: this.#away };
+  }
+
+  /** Heartbeat answer times (ms) collected since the previous call. */
+  takeLatencies(): number[] {
+    const taken = this.#latencies;
+    this.#latencies = [];
+    return taken;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const [timer, resolve] of this.#waits) {
+      clearTimeout(timer);
+      resolve();
+    }
+    this.#waits.clear();
+    await Promise.all(this.members.map((agent) => agent.stop()));
+  }
+
+  #create(n: number, prefix: string, stateFile: string): ReferenceAgent {
+    const platform = platformOf(n, this.options.mix);
+    const hostname = HOSTNAMES[platform](n + 1);
+    const system = new SimulatedSystem(platform, hostname);
+    const agent: ReferenceAgent = new ReferenceAgent({
+      serverUrl: this.options.serverUrl,
+      apiKey: this.options.apiKey,
+      stateFile,
+      name: `${prefix}-${n + 1}`,
+      hostname,
+      platform,
+      heartbeatIntervalMs: this.options.intervalMs,
+      collectSystem: () => system.collect(agent.device),
+      ...(this.options.log ? { log: (line: string) => this.options.log!(`${prefix}-${n + 1}: ${line}`) } : {}),
+    });
+    agent.on('registered', () => this.#stats.registered++);
+    agent.on('heartbeat', (result) => {
+      if (!result.ok) return void this.#stats.heartbeatsFailed++;
+      this.#stats.heartbeatsOk++;
+      this.#latencies.push(result.ms);
+    });
+    return agent;
+  }
+
+  /** Now and then one agent goes away: for 2.5–4.5 minutes (stale), or 6–10 (offline). */
+  #scheduleOutage(): void {
+    const every = this.options.outageEveryMs ?? this.options.intervalMs * 10;
+    if (every <= 0 || this.#stopped || this.members.length === 0) return;
+    void this.#after(every * (0.5 + Math.random())).then(() => {
+      if (this.#stopped) return;
+      const agent = this.members[Math.floor(Math.random() * this.members.length)]!;
+      const minutes = Math.random() < 0.6 ? 2.5 + Math.random() * 2 : 6 + Math.random() * 4;
+      if (agent.connected) {
+        this.#away++;
+        void agent.goAway(minutes * 60_000).finally(() => this.#away--);
+      }
+      this.#scheduleOutage();
+    });
+  }
+
+  #after(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waits.delete(timer);
+        resolve();
+      }, ms);
+      this.#waits.set(timer, resolve);
+    });
+  }
+}

@@ -1,0 +1,140 @@
+// System data for one simulated agent of the fleet: a realistic document of its platform (profiles/*.json,
+// shaped like ../shared/fixtures) with the parts a chart shows moving plausibly from beat to beat — CPU
+// and memory wander around the machine's own level with now and then a spike, disks fill slowly,
+// interface counters grow at a rate that follows the time of day, gateway latency jitters and loses a
+// packet now and then, uptime counts. The profile is shared by every agent (10,000 agents must fit in one
+// process); each beat builds a fresh shallow copy with only the moving parts new.
+import { readFileSync } from 'node:fs';
+import type { DeviceState, Platform } from '../agent/device-state.js';
+import { hypervisorGuests } from '../agent/heartbeat-document.js';
+
+type Json = Record<string, unknown>;
+type Item = Record<string, unknown>;
+
+const PROFILE_FILES: Record<Platform, string> = { freebsd: 'firewall.json', linux: 'hypervisor.json', windows: 'windows.json' };
+const profiles = new Map<Platform, Json>();
+
+/** The platform's profile, read once per process. */
+function profile(platform: Platform): Json {
+  let found = profiles.get(platform);
+  if (!found) {
+    found = JSON.parse(readFileSync(new URL(`./profiles/${PROFILE_FILES[platform]}`, import.meta.url), 'utf8')) as Json;
+    profiles.set(platform, found);
+  }
+  return found;
+}
+
+const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+const list = (value: unknown): Item[] => (Array.isArray(value) ? (value as Item[]) : []);
+
+/** A value that drifts back toward `level`, with noise, and rarely a spike. */
+class Wander {
+  constructor(
+    private value: number,
+    private readonly level: number,
+    private readonly noise: number,
+    private readonly spikeChance = 0,
+  ) {}
+
+  next(min: number, max: number, random: () => number): number {
+    this.value += (this.level - this.value) * 0.2 + (random() - 0.5) * 2 * this.noise;
+    if (random() < this.spikeChance) this.value += this.noise * 6;
+    this.value = clamp(this.value, min, max);
+    return this.value;
+  }
+}
+
+/** Share of the peak traffic rate at this hour: low at night, high in office hours. */
+function dailyLoad(at: Date): number {
+  const hour = at.getHours() + at.getMinutes() / 60;
+  return 0.25 + 0.75 * Math.max(0, Math.sin(((hour - 6) / 14) * Math.PI));
+}
+
+export class SimulatedSystem {
+  private readonly template: Json;
+  private readonly cpu: Wander;
+  private readonly memory: Wander;
+  private readonly gatewayRtt: Wander[];
+  /** Bytes per second at peak, per interface, and the counters as they are now. */
+  private readonly traffic: Array<{ rxRate: number; txRate: number; rx: number; tx: number }>;
+  private readonly diskUsed: number[];
+  private readonly bootedAt: number;
+  private last: number;
+
+  constructor(
+    readonly platform: Platform,
+    readonly hostname: string,
+    private readonly random: () => number = Math.random,
+    now = Date.now(),
+  ) {
+    this.template = profile(platform);
+    const level = 5 + random() * 35;
+    this.cpu = new Wander(level, level, 4, 0.03);
+    const memoryLevel = 30 + random() * 45;
+    this.memory = new Wander(memoryLevel, memoryLevel, 1.5);
+    this.gatewayRtt = list(this.template.gateways).map((g) => {
+      const base = Number(g.rtt_ms ?? 10) * (0.6 + random() * 0.8);
+      return new Wander(base, base, base * 0.15, 0.02);
+    });
+    this.traffic = list((this.template.network as Json | undefined)?.interfaces).map((i) => ({
+      rxRate: (1 + random() * 30) * 125_000,
+      txRate: (0.5 + random() * 10) * 125_000,
+      rx: Number(i.rx_bytes ?? 0) * random(),
+      tx: Number(i.tx_bytes ?? 0) * random(),
+    }));
+    this.diskUsed = list(this.template.disks).map((d) => Number(d.total_bytes ?? 0) * (0.1 + random() * 0.6));
+    this.bootedAt = now - Math.floor(random() * 90 * 86_400_000);
+    this.last = now;
+  }
+
+  /** The next heartbeat's system data; `device` supplies what commands change (updates, guests). */
+  collect(device: DeviceState | null, now = Date.now()): Json {
+    const seconds = Math.max(0, (now - this.last) / 1000);
+    this.last = now;
+    const at = new Date(now);
+    const { updates: _fromProfile, hypervisor, ...rest } = this.template;
+    const cpu = this.template.cpu as Json;
+    const memory = this.template.memory as Json;
+    const memoryTotal = Number(memory.total_bytes ?? 0);
+    const memoryPercent = this.memory.next(5, 98, this.random);
+    return {
+      ...rest,
+      hostname: this.hostname,
+      collected_at: at.toISOString(),
+      uptime_seconds: Math.floor((now - this.bootedAt) / 1000),
+      cpu: { ...cpu, usage_percent: round(this.cpu.next(0.5, 100, this.random)) },
+      memory: { ...memory, used_bytes: Math.round((memoryTotal * memoryPercent) / 100), used_percent: round(memoryPercent) },
+      disks: list(this.template.disks).map((disk, i) => this.disk(disk, i, seconds)),
+      network: { ...(this.template.network as Json), interfaces: list((this.template.network as Json | undefined)?.interfaces).map((nic, i) => this.nic(nic, i, seconds, at)) },
+      ...(this.template.gateways ? { gateways: list(this.template.gateways).map((g, i) => this.gateway(g, i)) } : {}),
+      // Guests come from the device, so start/stop commands show in the next heartbeat.
+      ...(hypervisor && device ? { hypervisor: { ...(hypervisor as Json), node: this.hostname, ...hypervisorGuests(device) } } : {}),
+    };
+  }
+
+  private disk(disk: Item, i: number, seconds: number): Item {
+    const total = Number(disk.total_bytes ?? 0);
+    // Logs and data grow about 50 MB a day, and a cleanup now and then frees some.
+    let used = (this.diskUsed[i] ?? 0) + seconds * 600 * (0.5 + this.random());
+    if (this.random() < 0.002) used *= 0.9;
+    used = clamp(used, 0, total * 0.97);
+    this.diskUsed[i] = used;
+    return { ...disk, used_bytes: Math.round(used), used_percent: total > 0 ? round((used / total) * 100) : 0 };
+  }
+
+  private nic(nic: Item, i: number, seconds: number, at: Date): Item {
+    const t = this.traffic[i];
+    if (!t || nic.status === 'down') return nic;
+    const load = dailyLoad(at) * (0.7 + this.random() * 0.6);
+    t.rx += Math.round(t.rxRate * load * seconds);
+    t.tx += Math.round(t.txRate * load * seconds);
+    return { ...nic, rx_bytes: Math.round(t.rx), tx_bytes: Math.round(t.tx) };
+  }
+
+  private gateway(gateway: Item, i: number): Item {
+    const rtt = this.gatewayRtt[i]?.next(0.2, 2000, this.random) ?? 0;
+    const loss = this.random() < 0.05 ? Math.ceil(this.random() * 5) : 0;
+    return { ...gateway, rtt_ms: round(rtt, 3), loss_percent: loss, status: loss > 3 ? 'loss' : 'online' };
+  }
+}
