@@ -1,5 +1,5 @@
-// Argument checks shared by the command lines that talk to a server (the agent, the updater, the
-// tunnel client): strict parsing, and one wording for the options they have in common.
+// Argument checks shared by the command lines that talk to a server (the agent, the updater, the fleet,
+// the tunnel client): strict parsing, one wording for the options they have in common, and one way to stop.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { serverUrlProblem } from './server-api.js';
 
@@ -59,3 +59,24 @@ export async function argsOrExit<T>(parse: () => T | 'help' | Promise<T | 'help'
 
 /** One line per event, prefixed with the time, on standard output. */
 export const timestampedLog = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+
+/**
+ * On the first SIGINT or SIGTERM: logs it, runs `stop` and exits 0 (1 when stopping failed). Later
+ * signals are ignored while stopping is under way.
+ */
+export function stopOnSignals(stop: (signal: string) => Promise<unknown>, log: (line: string) => void = timestampedLog): void {
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    stop(signal).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log(`stop failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}

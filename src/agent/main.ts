@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { Platform } from './device-state.js';
 import { defaultPlatform, ReferenceAgent, type ReferenceAgentOptions } from './reference-agent.js';
-import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, timestampedLog, UsageError } from './cli-args.js';
+import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, stopOnSignals, timestampedLog, UsageError } from './cli-args.js';
 
 const USAGE = `Usage: npm run agent -- --server URL --key KEY [options]
 
@@ -59,21 +59,10 @@ async function main(): Promise<void> {
   if (!options) return;
   const log = timestampedLog;
   const agent = new ReferenceAgent({ ...options, log });
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  stopOnSignals((signal) => {
     log(`${signal} received, stopping`);
-    agent.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log(`stop failed: ${(err as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+    return agent.stop();
+  }, log);
 
   log(`reference agent starting: server ${options.serverUrl}, platform ${options.platform}, state ${options.stateFile}`);
   await agent.start();

@@ -3,7 +3,7 @@
 // connected, away, heartbeats and their answer times) until SIGINT/SIGTERM stops them cleanly.
 import os from 'node:os';
 import path from 'node:path';
-import { argsOrExit, parseOptions, requireAgentKey, requireServer, timestampedLog, UsageError } from '../agent/cli-args.js';
+import { argsOrExit, parseOptions, requireAgentKey, requireServer, stopOnSignals, timestampedLog, UsageError } from '../agent/cli-args.js';
 import { Fleet, type FleetOptions } from './fleet.js';
 import { percentiles } from '../platform/percentiles.js';
 
@@ -67,22 +67,11 @@ async function main(): Promise<void> {
     const times = latencies.length > 0 ? `, answered in p50 ${p50.toFixed(1)} / p99 ${p99.toFixed(1)} ms` : '';
     timestampedLog(`${s.registered}/${s.agents} registered, ${s.connected} connected, ${s.away} away; heartbeats ${s.heartbeatsOk} ok, ${s.heartbeatsFailed} failed${times}`);
   }, PROGRESS_EVERY_MS);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  stopOnSignals((signal) => {
     clearInterval(progress);
     timestampedLog(`${signal} received, stopping ${fleet.members.length} agents`);
-    fleet.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        timestampedLog(`stop failed: ${(err as Error).message}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+    return fleet.stop();
+  });
   timestampedLog(`fleet starting: ${options.agents} agents against ${options.serverUrl}, heartbeat every ${options.intervalMs / 1000} s, state in ${options.stateDir}`);
   await fleet.start();
   timestampedLog('all agents started');

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Platform } from '../device-state.js';
-import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, timestampedLog, UsageError } from '../cli-args.js';
+import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, stopOnSignals, timestampedLog, UsageError } from '../cli-args.js';
 import { parseServiceCommand, PlainProcess, RcService, SystemdService, type ServiceControl } from './service-control.js';
 import { Updater } from './updater.js';
 
@@ -127,24 +127,11 @@ async function main(): Promise<void> {
   // Even on a crash, a child agent must not outlive the updater that supervises it.
   if (plain) process.on('exit', () => plain.killNow());
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  stopOnSignals(async (signal) => {
     log(`${signal} received, stopping`);
-    updater
-      .stop()
-      .then(() => plain?.stop())
-      .then(
-        () => process.exit(0),
-        (err: unknown) => {
-          log(`stop failed: ${(err as Error).message}`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+    await updater.stop();
+    await plain?.stop();
+  }, log);
 
   log(`updater starting: server ${args.serverUrl}, agent ${args.agentId}, binary ${args.binaryPath}, ${service.description}`);
   if (plain) await plain.start();
