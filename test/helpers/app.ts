@@ -67,10 +67,31 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     logs: () => [...lines],
     close: async () => {
-      await app.close();
+      await closeWithin(app, CLOSE_PATIENCE_MS);
       await db.close();
     },
   };
+}
+
+const CLOSE_PATIENCE_MS = 20_000;
+
+/**
+ * Closes the app; if it is still waiting on connections after `patienceMs`, says so on stderr and cuts
+ * them, so a client that never hung up cannot hang a test file's teardown (seen once under CI load).
+ */
+async function closeWithin(app: FastifyInstance, patienceMs: number): Promise<void> {
+  const closing = app.close();
+  let timer: NodeJS.Timeout | undefined;
+  const patience = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), patienceMs);
+  });
+  const inTime = await Promise.race([closing.then(() => true as const), patience]);
+  clearTimeout(timer);
+  if (inTime) return;
+  const open = await new Promise<number>((resolve) => app.server.getConnections((_err, count) => resolve(count)));
+  process.stderr.write(`test server still closing after ${patienceMs / 1000} s with ${open} open connection(s); cutting them\n`);
+  app.server.closeAllConnections();
+  await closing;
 }
 
 /**
