@@ -5,7 +5,7 @@
 // answers with the echo — a raw WebSocket echo round trip behind the same HTTP hop.
 // Issue target: ≤ 2× the baseline. Measured, never asserted.
 //
-// Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_ROUNDTRIPS (2000, after 200 untimed).
+// Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL, BENCH_ROUNDTRIPS (2000, after 200 untimed).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -111,7 +111,7 @@ async function realServer(db: DbHandle, count: number): Promise<{ p50: number; p
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
   const count = Math.round(positiveNumber(env, 'BENCH_ROUNDTRIPS', 2000));
   const rows: BenchRow[] = [];
-  for (const backend of backendsFrom(env)) {
+  for (const backend of await backendsFrom(env)) {
     const base = { benchmark: name, backend, setting: `${count} sequential`, unit: 'ms p50', baselineLabel: 'HTTP + raw ws echo p50', better: 'lower' as const };
     const handle = await openBackend(backend, env);
     if (typeof handle === 'string') {

@@ -8,7 +8,7 @@
 // Issue target on PostgreSQL: ≥ 1,500 heartbeats/s and ≥ 0.4 of the baseline. Measured, never asserted.
 //
 // Environment: BENCH_CONCURRENCY (clients, comma list, default 32,64), BENCH_AGENTS (500),
-// BENCH_WARMUP_S (4), BENCH_DURATION_S (8), BENCH_BODY_BYTES (30720), BENCH_BACKENDS (pglite,postgres),
+// BENCH_WARMUP_S (4), BENCH_DURATION_S (8), BENCH_BODY_BYTES (30720), BENCH_BACKENDS (PostgreSQL when it answers, else pglite),
 // BENCH_DATABASE_URL (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres; `off`
 // skips), BENCH_FIXTURE (heartbeat JSON, default ../shared/fixtures/heartbeat-freebsd.json).
 import { randomBytes } from 'node:crypto';
@@ -33,7 +33,7 @@ interface Settings {
   fixture: string;
 }
 
-function settingsFrom(env: NodeJS.ProcessEnv): Settings {
+async function settingsFrom(env: NodeJS.ProcessEnv): Promise<Settings> {
   const concurrency = (env.BENCH_CONCURRENCY ?? '32,64').split(',').map((s) => Number(s.trim()));
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1)) throw new Error('BENCH_CONCURRENCY: positive integers');
   const agents = Math.round(positiveNumber(env, 'BENCH_AGENTS', 500));
@@ -44,7 +44,7 @@ function settingsFrom(env: NodeJS.ProcessEnv): Settings {
     warmupMs: positiveNumber(env, 'BENCH_WARMUP_S', 4) * 1000,
     durationMs: positiveNumber(env, 'BENCH_DURATION_S', 8) * 1000,
     bodyBytes: Math.round(positiveNumber(env, 'BENCH_BODY_BYTES', 30 * 1024)),
-    backends: backendsFrom(env),
+    backends: await backendsFrom(env),
     fixture: env.BENCH_FIXTURE ?? DEFAULT_FIXTURE,
   };
 }
@@ -81,7 +81,7 @@ async function storedSamples(db: DbHandle): Promise<number> {
 }
 
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
-  const settings = settingsFrom(env);
+  const settings = await settingsFrom(env);
   const agentIds = Array.from({ length: settings.agents }, () => randomBytes(16).toString('hex'));
   const row = (backend: string, clients: number, baselineRate: number, m?: Measurement, note?: string): BenchRow => ({
     benchmark: name,

@@ -5,7 +5,7 @@
 // Issue target on PostgreSQL: ≤ 20 bytes per sample after compaction (a naive row is ~60+). Measured,
 // never asserted.
 //
-// Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_STORAGE_AGENTS (10),
+// Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL, BENCH_STORAGE_AGENTS (10),
 // BENCH_STORAGE_DAYS (3).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../src/db/schema.js';
@@ -37,7 +37,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const agents = Math.round(positiveNumber(env, 'BENCH_STORAGE_AGENTS', 10));
   const days = Math.round(positiveNumber(env, 'BENCH_STORAGE_DAYS', 3));
   const rows: BenchRow[] = [];
-  for (const backend of backendsFrom(env)) {
+  for (const backend of await backendsFrom(env)) {
     const handle = await openBackend(backend, env);
     const base = { benchmark: name, backend, unit: 'bytes/sample', baselineLabel: 'naive row bytes', better: 'lower' as const };
     if (typeof handle === 'string') {

@@ -4,7 +4,7 @@
 // (one (series, time, value) row per sample, indexed on series and time) summarised by a plain GROUP BY.
 // Issue target on PostgreSQL: ≤ 50 ms. Measured, never asserted.
 //
-// Environment: BENCH_BACKENDS (pglite,postgres), BENCH_DATABASE_URL, BENCH_SUMMARY_DAYS (90),
+// Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL, BENCH_SUMMARY_DAYS (90),
 // BENCH_SUMMARY_RUNS (30 timed runs of each query, after 5 untimed ones).
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
@@ -46,7 +46,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const days = Math.round(positiveNumber(env, 'BENCH_SUMMARY_DAYS', 90));
   const runs = Math.round(positiveNumber(env, 'BENCH_SUMMARY_RUNS', 30));
   const rows: BenchRow[] = [];
-  for (const backend of backendsFrom(env)) {
+  for (const backend of await backendsFrom(env)) {
     const handle = await openBackend(backend, env);
     const base = { benchmark: name, backend, setting: `${days} days, 1-hour buckets`, unit: 'ms', baselineLabel: 'naive table ms', better: 'lower' as const };
     if (typeof handle === 'string') {

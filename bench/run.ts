@@ -4,6 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chooseBackends } from './lib/backends.js';
 import { formatTable, type BenchRow } from './lib/table.js';
 
 interface Benchmark {
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   const rows: BenchRow[] = [];
   let failed = false;
   const started = Date.now();
+  const database = (await chooseBackends(process.env)).reason;
+  console.error(`database: ${database}`);
   for (const { file, bench } of await benchmarks()) {
     try {
       rows.push(...(await bench.run()));
@@ -36,7 +39,8 @@ async function main(): Promise<void> {
       console.error(`${file} failed:`, err);
     }
   }
-  console.log(`\n${formatTable(rows)}\n\n(${((Date.now() - started) / 1000).toFixed(0)} s; ratio = figure ÷ baseline measured in the same run)`);
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  console.log(`\nDatabase: ${database}\n\n${formatTable(rows)}\n\n(${seconds} s; ratio = figure ÷ baseline measured in the same run)`);
   if (failed) process.exitCode = 1;
 }
 

@@ -18,8 +18,8 @@
 // Issue target: ≥ 0.40 of direct; a naive Node relay measured 0.35–0.45 on this machine. Measured,
 // never asserted.
 //
-// Environment: BENCH_TUNNEL_MIB (512), BENCH_TUNNEL_RUNS (5), BENCH_BACKENDS (first one used: pglite
-// by default), BENCH_DATABASE_URL.
+// Environment: BENCH_TUNNEL_MIB (512), BENCH_TUNNEL_RUNS (5), BENCH_BACKENDS (the first one is used;
+// default: PostgreSQL when it answers, else PGlite), BENCH_DATABASE_URL.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -133,7 +133,7 @@ async function startTunnel(db: DbHandle, targetPort: number): Promise<TunnelRig>
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
   const totalBytes = Math.round(positiveNumber(env, 'BENCH_TUNNEL_MIB', 512) * MiB);
   const runs = Math.round(positiveNumber(env, 'BENCH_TUNNEL_RUNS', 5));
-  const backend = backendsFrom(env)[0]!;
+  const backend = (await backendsFrom(env))[0]!;
   const mib = totalBytes / MiB;
   const rowBase = (sessions: number) => ({
     benchmark: name,

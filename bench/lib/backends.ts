@@ -1,11 +1,41 @@
-// Which databases a benchmark runs on (BENCH_BACKENDS, default both), each opened fresh and closed after.
+// Which databases a benchmark runs on, each opened fresh and closed after. BENCH_BACKENDS picks them
+// (`pglite`, `postgres` or both); unset, it is PostgreSQL when a server answers, PGlite otherwise.
 import type { DbHandle } from '../../src/db/create-db.js';
 import { openPgliteBench, openPostgresBench, postgresAdminUrl, type Backend } from './databases.js';
 
-export function backendsFrom(env: NodeJS.ProcessEnv): Backend[] {
-  const backends = (env.BENCH_BACKENDS ?? 'pglite,postgres').split(',').map((s) => s.trim());
-  for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown ${b}`);
-  return backends as Backend[];
+export interface BackendChoice {
+  backends: Backend[];
+  /** One line for the output: which database and why. */
+  reason: string;
+}
+
+const probes = new Map<string, Promise<BackendChoice>>();
+
+/** The backends of this run; the PostgreSQL probe runs once per process and setting. */
+export function chooseBackends(env: NodeJS.ProcessEnv): Promise<BackendChoice> {
+  const key = `${env.BENCH_BACKENDS ?? ''}|${env.BENCH_DATABASE_URL ?? ''}`;
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = probeBackends(env);
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
+async function probeBackends(env: NodeJS.ProcessEnv): Promise<BackendChoice> {
+  const listed = env.BENCH_BACKENDS?.trim();
+  if (listed) {
+    const backends = listed.split(',').map((s) => s.trim());
+    for (const b of backends) if (b !== 'pglite' && b !== 'postgres') throw new Error(`BENCH_BACKENDS: unknown ${b}`);
+    return { backends: backends as Backend[], reason: `BENCH_BACKENDS=${listed}` };
+  }
+  const admin = await postgresAdminUrl(env);
+  if (admin.url) return { backends: ['postgres'], reason: 'PostgreSQL answers, so benchmarks run on it (BENCH_BACKENDS=pglite,postgres for both)' };
+  return { backends: ['pglite'], reason: `embedded PGlite: ${admin.reason}` };
+}
+
+export async function backendsFrom(env: NodeJS.ProcessEnv): Promise<Backend[]> {
+  return (await chooseBackends(env)).backends;
 }
 
 /** Opens the backend's database, or says why it is skipped. */

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Server as HttpServer } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { createCoreServices } from '../../src/apps/server/services.js';
@@ -21,6 +22,7 @@ export interface Server {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
   apiKey: string;
+  httpServer: HttpServer;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ async function listen(app: FastifyInstance): Promise<string> {
 export async function startBaseline(): Promise<Server> {
   const app = Fastify({ bodyLimit: HEARTBEAT_BODY_LIMIT });
   app.post(HEARTBEAT_PATH, async () => ({ ok: true }));
-  return { url: await listen(app), apiKey: 'unused', close: () => app.close() };
+  return { url: await listen(app), apiKey: 'unused', httpServer: app.server, close: () => app.close() };
 }
 
 /** The agent endpoints may not exist yet in this checkout; then there is nothing to measure. */
@@ -69,7 +71,7 @@ export async function startRmmServer(db: DbHandle, agentIds: readonly string[]):
       { name: 'bench', permissions: 'agent' },
     );
     await registerAgents(app, key, agentIds);
-    return { url: await listen(app), apiKey: key, close };
+    return { url: await listen(app), apiKey: key, httpServer: app.server, close };
   } catch (err) {
     await close();
     throw err;

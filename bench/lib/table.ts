@@ -2,6 +2,7 @@
 // run, and the ratio between them (the number that compares across machines). Some figures are better
 // high (heartbeats/s), some low (ms, bytes); each row says which.
 import { pathToFileURL } from 'node:url';
+import { chooseBackends } from './backends.js';
 
 export interface BenchRow {
   benchmark: string;
@@ -53,7 +54,7 @@ export function formatTable(rows: readonly BenchRow[]): string {
 export function runWhenMain(moduleUrl: string, run: () => Promise<BenchRow[]>): void {
   if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
   run().then(
-    (rows) => console.log(formatTable(rows)),
+    async (rows) => console.log(`Database: ${(await chooseBackends(process.env)).reason}\n\n${formatTable(rows)}`),
     (err: unknown) => {
       console.error(err);
       process.exitCode = 1;

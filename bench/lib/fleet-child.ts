@@ -1,0 +1,44 @@
+// The simulated fleet of the fleet benchmarks, in a process of its own (forked by fleet-scale.ts): N
+// reference agents (src/fleet) against one server, with no outages, so every agent stays connected.
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Fleet, type FleetStats } from '../../src/fleet/fleet.js';
+import { serveRpcWhenForked } from './child-rpc.js';
+
+export interface FleetStart {
+  serverUrl: string;
+  apiKey: string;
+  agents: number;
+  intervalMs: number;
+}
+
+let fleet: Fleet | undefined;
+let stateDir: string | undefined;
+let starting: Promise<void> | undefined;
+// The fleet's own event-loop delays are part of every answer time it measures; reported beside them.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
+serveRpcWhenForked({
+  /** Begins starting the agents (spread over one interval) and returns at once; poll `stats`. */
+  start: async (params: FleetStart) => {
+    stateDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-fleet-'));
+    fleet = new Fleet({ ...params, stateDir, outageEveryMs: 0 });
+    starting = fleet.start();
+    starting.catch(() => undefined);
+  },
+  stats: (): FleetStats & { rss: number } => ({ ...fleet!.stats, rss: process.memoryUsage().rss }),
+  /** Answer times since the previous call, and the fleet's own worst event-loop delay in that time. */
+  latencies: () => {
+    const figures = { latencies: fleet!.takeLatencies(), loopDelayMaxMs: loopDelay.max / 1e6 };
+    loopDelay.reset();
+    return figures;
+  },
+  stop: async () => {
+    await fleet?.stop();
+    await starting?.catch(() => undefined);
+    if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  },
+});

@@ -1,0 +1,110 @@
+// The server side of the fleet benchmarks, in a process of its own (forked by fleet-scale.ts): the real
+// RMM server on a fresh database, or the bare stand-in. It reports its own memory (after a full garbage
+// collection; the process runs with --expose-gc) and CPU, so nothing of the fleet is counted.
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import type { Server as HttpServer } from 'node:http';
+import type { DbHandle } from '../../src/db/create-db.js';
+import { percentiles } from './backends.js';
+import { openBackend } from './backends.js';
+import { startBareAgentServer } from './bare-agent-server.js';
+import { serveRpcWhenForked } from './child-rpc.js';
+import type { Backend } from './databases.js';
+import { startRmmServer } from './servers.js';
+
+export type ServerKind = 'rmm' | 'bare';
+
+export interface StartedServer {
+  url: string;
+  apiKey: string;
+  /** Where the data lives, for the log. */
+  location: string;
+}
+
+export interface MemorySample {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+export interface CpuSample {
+  /** User + system CPU of the whole process so far, in ms. */
+  cpuMs: number;
+  atMs: number;
+  elu: ReturnType<typeof performance.eventLoopUtilization>;
+}
+
+export interface LoopDelay {
+  p99Ms: number;
+  maxMs: number;
+  /** Heartbeat requests in the server, from their headers in to their answer out. */
+  heartbeatP99Ms: number;
+}
+
+let close: (() => Promise<void>) | undefined;
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+let heartbeatMs: number[] = [];
+
+/** Times every heartbeat inside the server, beside the app's own request listener. */
+function timeHeartbeats(server: HttpServer): void {
+  server.on('request', (request, response) => {
+    if (!request.url?.startsWith('/api/v1/agent/heartbeat')) return;
+    const started = performance.now();
+    response.once('finish', () => heartbeatMs.push(performance.now() - started));
+  });
+}
+
+async function start(params: { kind: ServerKind; backend: Backend }): Promise<StartedServer> {
+  if (params.kind === 'bare') {
+    const bare = await startBareAgentServer();
+    timeHeartbeats(bare.httpServer);
+    close = () => bare.close();
+    return { url: bare.url, apiKey: bare.apiKey, location: 'no database' };
+  }
+  const db: DbHandle | string = await openBackend(params.backend, process.env);
+  if (typeof db === 'string') throw new Error(db);
+  const server = await startRmmServer(db, []);
+  if (!server) {
+    await db.close();
+    throw new Error('this checkout has no agent endpoints');
+  }
+  timeHeartbeats(server.httpServer);
+  close = async () => {
+    await server.close();
+    await db.close();
+  };
+  return { url: server.url, apiKey: server.apiKey, location: db.location };
+}
+
+function memory(): MemorySample {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc');
+  gc();
+  gc();
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { rss, heapUsed, external };
+}
+
+function cpu(): CpuSample {
+  const { user, system } = process.cpuUsage();
+  return { cpuMs: (user + system) / 1000, atMs: performance.now(), elu: performance.eventLoopUtilization() };
+}
+
+/** Since the previous call: event-loop delay (what every request waiting then waited extra) and heartbeat times. */
+function delays(): LoopDelay {
+  const figures = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6, heartbeatP99Ms: percentiles(heartbeatMs).p99 };
+  loopDelay.reset();
+  heartbeatMs = [];
+  return figures;
+}
+
+serveRpcWhenForked({
+  start,
+  memory,
+  cpu,
+  delays,
+  stop: async () => {
+    await close?.();
+    close = undefined;
+  },
+});
