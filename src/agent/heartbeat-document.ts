@@ -2,7 +2,7 @@
 // data, and what the simulated device adds (pending updates; hypervisor guests on Linux; a sample
 // software inventory when playing Windows on another system) unless the collected data already carries
 // those categories.
-import type { DeviceState, Platform } from './device-state.js';
+import type { DeviceView, Platform } from './device-state.js';
 import { SAMPLE_SOFTWARE } from './software-inventory.js';
 
 export interface HeartbeatIdentity {
@@ -12,7 +12,7 @@ export interface HeartbeatIdentity {
   agentVersion: string;
 }
 
-export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record<string, unknown>, device: DeviceState | null): Record<string, unknown> {
+export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record<string, unknown>, device: DeviceView | null): Record<string, unknown> {
   const { hostname: _collectedHostname, ...system } = collected;
   const extra: Record<string, unknown> = {};
   if (device && system.updates === undefined) {
@@ -41,7 +41,7 @@ export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record
 }
 
 /** The device's guests as a heartbeat's `hypervisor.guests` (VMs) and `hypervisor.containers`. */
-export function hypervisorGuests(device: DeviceState): { guests: unknown[]; containers: unknown[] } {
+export function hypervisorGuests(device: DeviceView): { guests: unknown[]; containers: unknown[] } {
   const of = (type: 'vm' | 'container') =>
     device.guests.filter((g) => g.type === type).map((g) => ({ vmid: g.vmid, name: g.name, type: type === 'vm' ? 'qemu' : 'lxc', status: g.status, node: g.node }));
   return { guests: of('vm'), containers: of('container') };

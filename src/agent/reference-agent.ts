@@ -8,7 +8,7 @@ import { AgentSocket, type BackoffOptions, type SocketEvent } from './agent-sock
 import { recordReboot } from './commands/device.js';
 import { dispatchText } from './commands/index.js';
 import type { CommandContext } from './commands/types.js';
-import { DeviceStateStore, type DeviceState, type Platform } from './device-state.js';
+import { DeviceStateStore, type DeviceView, type Platform } from './device-state.js';
 import { heartbeatDocument } from './heartbeat-document.js';
 import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
 import { SystemInfoCollector } from './system-info.js';
@@ -107,8 +107,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     return this.socket.connected;
   }
 
-  /** The simulated device as it is now (a copy). */
-  get device(): DeviceState | null {
+  /** The simulated device as it is now (frozen). */
+  get device(): DeviceView | null {
     return this.store?.device ?? null;
   }
 

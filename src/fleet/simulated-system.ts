@@ -5,7 +5,7 @@
 // packet now and then, uptime counts. The profile is shared by every agent (10,000 agents must fit in one
 // process); each beat builds a fresh shallow copy with only the moving parts new.
 import { readFileSync } from 'node:fs';
-import type { DeviceState, Platform } from '../agent/device-state.js';
+import type { DeviceView, Platform } from '../agent/device-state.js';
 import { hypervisorGuests } from '../agent/heartbeat-document.js';
 
 type Json = Record<string, unknown>;
@@ -89,7 +89,7 @@ export class SimulatedSystem {
   }
 
   /** The next heartbeat's system data; `device` supplies what commands change (updates, guests). */
-  collect(device: DeviceState | null, now = Date.now()): Json {
+  collect(device: DeviceView | null, now = Date.now()): Json {
     const seconds = Math.max(0, (now - this.last) / 1000);
     this.last = now;
     const at = new Date(now);

@@ -1,10 +1,10 @@
 // Device commands acting on the simulated device state: update_check, update, major_update, reboot and
 // hypervisor_action. Reboots are only requested here; the agent carries them out after answering.
 import type { CommandParams } from '../../modules/agent-hub/agent-protocol.js';
-import type { DeviceState, Guest } from '../device-state.js';
+import type { DeviceState, DeviceView, Guest } from '../device-state.js';
 import { CommandError, type CommandContext } from './types.js';
 
-const updateView = (device: DeviceState) =>
+const updateView = (device: DeviceView) =>
   device.pending_updates.map((u) => ({ name: u.name, current: u.current, new: u.new, security: u.security }));
 
 export async function updateCheck(_params: CommandParams<'update_check'>, ctx: CommandContext) {

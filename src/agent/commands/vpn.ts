@@ -3,7 +3,7 @@
 // configuration under its server, 4. reload the VPN service, 5. answer with the client configuration.
 import { randomUUID } from 'node:crypto';
 import type { CommandParams } from '../../modules/agent-hub/agent-protocol.js';
-import type { DeviceState, VpnPeer, VpnServer } from '../device-state.js';
+import type { DeviceState, DeviceView, VpnPeer } from '../device-state.js';
 import { clientConfig, endpointWithPort, generateWireGuardKeyPair, nextFreeAddress, parseSubnet } from '../wireguard.js';
 import { CommandError, type CommandContext } from './types.js';
 
@@ -23,7 +23,7 @@ function peerView(peer: VpnPeer): PeerView {
   };
 }
 
-function serverNamed(device: DeviceState, name: string): VpnServer {
+function serverNamed<D extends DeviceView>(device: D, name: string): D['vpn']['servers'][number] {
   const server = device.vpn.servers.find((s) => s.name === name);
   if (!server) {
     const known = device.vpn.servers.map((s) => s.name).join(', ') || 'none';
