@@ -2,6 +2,7 @@
 // agent API key, a per-request timeout, and cancellation when the agent stops. Also derives the agent
 // WebSocket URL from the server URL.
 import type { Platform } from './device-state.js';
+import { requestText, type TextAnswer } from './http-text.js';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -94,34 +95,32 @@ export class ServerApi {
   }
 
   private async post(path: string, body: string): Promise<unknown> {
-    let res: Response;
+    let answer: TextAnswer;
     try {
-      res = await fetch(new URL(path, this.base), {
+      answer = await requestText(new URL(path, this.base), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': this.apiKey },
         body,
-        signal: AbortSignal.any([this.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
+        signal: this.signal,
+        timeoutMs: REQUEST_TIMEOUT_MS,
       });
     } catch (err) {
       if (this.signal.aborted) throw err;
-      // fetch says only "fetch failed"; the reason (ECONNREFUSED, a timeout, ...) is in its cause.
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      const why = (err as Error).name === 'TimeoutError' ? `no answer within ${REQUEST_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (err as Error).message);
-      throw new Error(`cannot reach the server: ${why}`);
+      throw new Error(`cannot reach the server: ${(err as Error).message}`);
     }
-    const text = await res.text();
+    const { status, statusText, text } = answer;
     let json: unknown = null;
     try {
       json = text ? JSON.parse(text) : null;
     } catch {
       // not JSON: reported below by status, or as a bad answer
     }
-    if (!res.ok) {
+    if (status < 200 || status > 299) {
       const err = (json ?? {}) as { error?: unknown; code?: unknown };
-      const message = typeof err.error === 'string' ? err.error : text.slice(0, 200) || res.statusText;
-      throw new ServerError(res.status, typeof err.code === 'string' ? err.code : null, `HTTP ${res.status}: ${message}`);
+      const message = typeof err.error === 'string' ? err.error : text.slice(0, 200) || statusText;
+      throw new ServerError(status, typeof err.code === 'string' ? err.code : null, `HTTP ${status}: ${message}`);
     }
-    if (json === null || typeof json !== 'object') throw new ServerError(res.status, null, `HTTP ${res.status}: answer is not a JSON object`);
+    if (json === null || typeof json !== 'object') throw new ServerError(status, null, `HTTP ${status}: answer is not a JSON object`);
     return json;
   }
 }
