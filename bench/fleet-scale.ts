@@ -17,7 +17,8 @@
 //   out) is a row of its own.
 // Measured, never asserted.
 //
-// Environment: BENCH_FLEET_AGENTS (10000), BENCH_FLEET_INTERVAL_S (60), BENCH_FLEET_MEASURE_S (60),
+// Environment: BENCH_FLEET_AGENTS (10000), BENCH_FLEET_INTERVAL_S (60), BENCH_FLEET_WARMUP_S (30),
+// BENCH_FLEET_MEASURE_S (60),
 // BENCH_BACKENDS (the first one is used; default: PostgreSQL when it answers, else PGlite),
 // BENCH_DATABASE_URL.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -41,6 +42,8 @@ const CONNECT_GRACE_MS = 120_000;
 interface Settings {
   agents: number;
   intervalMs: number;
+  /** Steady heartbeats before measuring, after the last agent connected. */
+  warmupMs: number;
   measureMs: number;
 }
 
@@ -87,7 +90,9 @@ async function measureServer(kind: ServerKind, backend: Backend, s: Settings): P
     const connected = await waitUntilConnected(fleet, s, label);
     const after = await server.call<MemorySample>('memory');
 
-    // Start-up heartbeats and delays are not the steady state.
+    // Start-up is not the steady state: every agent's first heartbeat (a Windows one stores its software
+    // inventory), the sockets' upgrades, and the forced collections just above.
+    await delay(s.warmupMs);
     await fleet.call('latencies');
     await server.call('delays');
     const cpuFrom = await server.call<CpuSample>('cpu');
@@ -133,6 +138,7 @@ function settingsFrom(env: NodeJS.ProcessEnv): Settings {
   return {
     agents: Math.round(positiveNumber(env, 'BENCH_FLEET_AGENTS', 10_000)),
     intervalMs: positiveNumber(env, 'BENCH_FLEET_INTERVAL_S', 60) * 1000,
+    warmupMs: positiveNumber(env, 'BENCH_FLEET_WARMUP_S', 30) * 1000,
     measureMs: positiveNumber(env, 'BENCH_FLEET_MEASURE_S', 60) * 1000,
   };
 }
@@ -171,7 +177,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       p50Ms: rmm.p50Ms,
       p99Ms: rmm.p99Ms,
       errors: rmm.failed,
-      note: `B7, target p99 < 50 ms. ${heartbeatsNote(rmm)}; bare: ${heartbeatsNote(bare)}, p50 ${bare.p50Ms.toFixed(1)} ms`,
+      note:
+        `B7, target p99 < 50 ms. Measured over ${s.measureMs / 1000} s after all agents connected and ${s.warmupMs / 1000} s more of heartbeats. ` +
+        `${heartbeatsNote(rmm)}; bare: ${heartbeatsNote(bare)}, p50 ${bare.p50Ms.toFixed(1)} ms`,
     },
     {
       ...base,
