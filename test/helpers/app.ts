@@ -1,10 +1,11 @@
 // Builds the real server app on a fresh test database, for inject()-driven tests.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { afterAll } from 'vitest';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import type { DbHandle } from '../../src/db/create-db.js';
@@ -23,8 +24,19 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Data directories made by testConfig() in this test file. */
+const dataDirs: string[] = [];
+
+// Registered on import, so it runs after the test file's own afterAll hooks (they run in reverse
+// order): the apps and servers using these directories are closed by then. Some tests build a second
+// app on the same config, so the directories live as long as the file, not as one app.
+afterAll(async () => {
+  await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
 export async function testConfig(env: Record<string, string> = {}): Promise<Config> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-data-'));
+  dataDirs.push(dataDir);
   return loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
 }
 
