@@ -1,7 +1,7 @@
 // Installer packages (contract §9): a real ZIP goes in, the download is that ZIP plus rmm-agent.json with
 // the server settings; anything that is not a safe ZIP is refused and leaves nothing behind.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,7 +78,10 @@ beforeAll(async () => {
   agentKey = (await createKey(t.app, admin, 'agent')).key;
   readKey = (await createKey(t.app, admin, 'read')).key;
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
 
 const upload = (body: Buffer | Readable, { platform = 'windows', headers = admin, type = 'application/zip' } = {}) =>
   t.app.inject({ method: 'POST', url: `/api/v1/installer/upload?platform=${platform}`, headers: { ...headers, 'content-type': type }, payload: body });
