@@ -1,9 +1,8 @@
 // Installer packages (contract §9): a real ZIP goes in, the download is that ZIP plus rmm-agent.json with
 // the server settings; anything that is not a safe ZIP is refused and leaves nothing behind.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
@@ -72,16 +71,13 @@ let admin: Record<string, string>;
 let agentKey: string;
 let readKey: string;
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-installer-'));
-  t = await buildTestApp({ env: { DATA_DIR: dataDir }, captureLogs: true });
+  t = await buildTestApp({ captureLogs: true });
+  dataDir = t.config.dataDir; // the helper's own directory, removed with the file
   admin = bearer(await adminToken(t));
   agentKey = (await createKey(t.app, admin, 'agent')).key;
   readKey = (await createKey(t.app, admin, 'read')).key;
 });
-afterAll(async () => {
-  await t.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => t.close());
 
 const upload = (body: Buffer | Readable, { platform = 'windows', headers = admin, type = 'application/zip' } = {}) =>
   t.app.inject({ method: 'POST', url: `/api/v1/installer/upload?platform=${platform}`, headers: { ...headers, 'content-type': type }, payload: body });
