@@ -2,7 +2,7 @@
 // (PGlite pass: each app has its own embedded database and lock) or one PostgreSQL database (its
 // callstatus_* tables beside the server's), answering its spec endpoints and stopping on SIGTERM.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProcessDataPlace, spawnServer, type ProcessDataPlace, type ServerProcess } from './helpers/spawn-server.js';
+import { createProcessDataPlace, PROCESS_TEST_TIMEOUT_MS, spawnServer, type ProcessDataPlace, type ServerProcess } from './helpers/spawn-server.js';
 
 let place: ProcessDataPlace;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ afterAll(() => place.cleanup());
 /** DATA_DIR, and on the PostgreSQL pass the same database for both apps. */
 const callstatusEnv = () => ({ ...place.env, ...(place.env.DATABASE_URL ? { CALLSTATUS_DATABASE_URL: place.env.DATABASE_URL } : {}) });
 
-describe('npm run start:callstatus', () => {
+describe('npm run start:callstatus', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let rmm: ServerProcess;
   let callstatus: ServerProcess;
   afterAll(async () => {
@@ -46,7 +46,7 @@ describe('npm run start:callstatus', () => {
     expect(await callstatus.exited).toBe(0);
     rmm.kill('SIGTERM');
     expect(await rmm.exited).toBe(0);
-  }, 60_000);
+  });
 
   it('answers 404 on its admin API while CALLSTATUS_ADMIN_TOKEN is unset, and says so at start', async () => {
     const proc = spawnServer(callstatusEnv(), 'src/callstatus-main.ts');
@@ -57,5 +57,5 @@ describe('npm run start:callstatus', () => {
     expect(proc.stdout.join('\n')).toContain('CALLSTATUS_ADMIN_TOKEN is not set');
     proc.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
-  }, 60_000);
+  });
 });

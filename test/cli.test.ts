@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { childEnv, createProcessDataPlace, loginStatus, ROOT, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
+import { childEnv, createProcessDataPlace, loginStatus, PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 let place: ProcessDataPlace;
 beforeAll(async () => {
@@ -28,7 +28,7 @@ function runCli(
 
 const cli = (args: string[], stdin = '') => runCli(args, stdin);
 
-describe('rmm cli', () => {
+describe('rmm cli', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('migrates a new database once and reports nothing to do the second time', async () => {
     const first = await cli(['migrate']);
     expect(first.stdout).toContain(`${migrations.length} migration(s) applied: ${migrations.map(([n]) => n).join(', ')}`);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { testDbKind } from './helpers/db.js';
-import { createProcessDataPlace, loginStatus, messages, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
+import { createProcessDataPlace, loginStatus, messages, PROCESS_TEST_TIMEOUT_MS, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 let place: ProcessDataPlace;
 let dataDir: string;
@@ -21,7 +21,7 @@ afterAll(() => place.cleanup());
 /** Runs on the database of this test pass: PGlite in DATA_DIR, or the fresh PostgreSQL database. */
 const serverEnv = () => place.env;
 
-describe('configuration errors', () => {
+describe('configuration errors', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('exits non-zero with one line naming PORT when PORT=abc', async () => {
     const server = spawnServer({ PORT: 'abc', DATA_DIR: dataDir });
     expect(await server.exited).not.toBe(0);
@@ -38,7 +38,7 @@ describe('configuration errors', () => {
   });
 });
 
-describe('lifecycle', () => {
+describe('lifecycle', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('serves, stops on SIGTERM, and keeps its data for the next start', async () => {
     const first = spawnServer(serverEnv());
     await first.listening;
@@ -75,7 +75,7 @@ describe('lifecycle', () => {
   });
 });
 
-describe('TLS', () => {
+describe('TLS', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('serves HTTPS with the configured certificate and key', async () => {
     const certFile = path.join(dataDir, 'cert.pem');
     const keyFile = path.join(dataDir, 'key.pem');

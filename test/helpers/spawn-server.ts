@@ -10,6 +10,12 @@ import { createEmptyPostgresUrl } from './db.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * Time for a test that starts processes: each one loads TypeScript and opens (or initialises) its own
+ * database, and with the test files running side by side on two cores one start can take 10 s or more.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 120_000;
+
 /** Where a spawned process keeps its data: a fresh DATA_DIR, plus an empty database on the PostgreSQL pass. */
 export interface ProcessDataPlace {
   dataDir: string;
