@@ -79,6 +79,12 @@ class Lane {
         } catch (err) {
           for (const p of batch) p.reject(err);
         }
+        // Let go of the answered requests at once. While this frame still pointed to them, at 10,000
+        // agents (B7) every heartbeat's body and parsed document outlived two young-generation
+        // collections and was promoted: 23 % of the young generation, 3 MB every 0.6 s, for the next
+        // full collection to find dead; with this line 2 %. (This loop can run for seconds under load, so
+        // its frame is likely in the old generation, where the young collections treat it as a root.)
+        batch.length = 0;
       }
     } finally {
       this.#draining = false;
