@@ -27,7 +27,7 @@ import { backendsFrom, percentiles, positiveNumber } from './lib/backends.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
 import type { FleetStart } from './lib/fleet-child.js';
-import type { CpuSample, LoopDelay, MemorySample, ServerKind, StartedServer } from './lib/fleet-server-child.js';
+import type { CpuSample, GcTally, LoopDelay, MemorySample, ServerKind, StartedServer } from './lib/fleet-server-child.js';
 import { runWhenMain, type BenchRow } from './lib/table.js';
 import type { FleetStats } from '../src/fleet/fleet.js';
 
@@ -61,6 +61,14 @@ interface FleetFigures {
   serverLoopMaxMs: number;
   fleetLoopMaxMs: number;
   fleetRssMiB: number;
+  serverScavenges: GcTally;
+  serverFullGcs: GcTally;
+}
+
+/** The server's collections in the measured minute, e.g. "95 scavenges (260 ms), 4 full-collection pauses (31 ms)". */
+function gcNote(f: FleetFigures): string {
+  const tally = (t: GcTally, what: string) => `${t.count} ${what} (${t.pauseMs.toFixed(0)} ms)`;
+  return `${tally(f.serverScavenges, 'scavenges')}, ${tally(f.serverFullGcs, 'full-collection pauses')}`;
 }
 
 type FleetChildStats = FleetStats & { rss: number };
@@ -119,13 +127,15 @@ async function measureServer(kind: ServerKind, backend: Backend, s: Settings): P
       serverLoopMaxMs: serverLoop.maxMs,
       fleetLoopMaxMs: loopDelayMaxMs,
       fleetRssMiB: end.rss / KiB / KiB,
+      serverScavenges: serverLoop.scavenges,
+      serverFullGcs: serverLoop.fullGcs,
     };
     log(
       `${label}: ${figures.connected} connected; ${figures.memoryPerAgentKiB.toFixed(1)} KiB heap+external per agent ` +
         `(${figures.rssPerAgentKiB.toFixed(1)} KiB resident); ${figures.heartbeats} heartbeats in ${s.measureMs / 1000} s, ` +
         `p50 ${p50.toFixed(1)} ms p99 ${p99.toFixed(1)} ms (in the server p99 ${figures.serverP99Ms.toFixed(1)} ms), ${figures.failed} failed; server CPU ${figures.cpuPercent.toFixed(1)} % ` +
         `(event loop busy ${figures.eluPercent.toFixed(1)} %); longest event-loop delay: server ${figures.serverLoopMaxMs.toFixed(0)} ms, ` +
-        `fleet ${figures.fleetLoopMaxMs.toFixed(0)} ms; fleet process ${figures.fleetRssMiB.toFixed(0)} MiB`,
+        `fleet ${figures.fleetLoopMaxMs.toFixed(0)} ms; server collections ${gcNote(figures)}; fleet process ${figures.fleetRssMiB.toFixed(0)} MiB`,
     );
     return figures;
   } finally {
@@ -200,7 +210,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       baseline: bare.cpuPercent,
       baselineLabel: 'bare server % of a core',
       better: 'lower',
-      note: `B7, target < 25 %. Event loop busy ${rmm.eluPercent.toFixed(1)} % (bare ${bare.eluPercent.toFixed(1)} %)`,
+      note:
+        `B7, target < 25 %. Event loop busy ${rmm.eluPercent.toFixed(1)} % (bare ${bare.eluPercent.toFixed(1)} %). ` +
+        `Collections in the minute: ${gcNote(rmm)} (bare: ${gcNote(bare)})`,
     },
   ];
 }

@@ -1,7 +1,7 @@
 // The server side of the fleet benchmarks, in a process of its own (forked by fleet-scale.ts): the real
 // RMM server on a fresh database, or the bare stand-in. It reports its own memory (after a full garbage
 // collection; the process runs with --expose-gc) and CPU, so nothing of the fleet is counted.
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import type { Server as HttpServer } from 'node:http';
 import type { DbHandle } from '../../src/db/create-db.js';
 import { percentiles } from './backends.js';
@@ -33,17 +33,40 @@ export interface CpuSample {
   elu: ReturnType<typeof performance.eventLoopUtilization>;
 }
 
+/** Garbage collections of one kind: how many, and their pauses added up. */
+export interface GcTally {
+  count: number;
+  pauseMs: number;
+}
+
 export interface LoopDelay {
   p99Ms: number;
   maxMs: number;
   /** Heartbeat requests in the server, from their headers in to their answer out. */
   heartbeatP99Ms: number;
+  /** Young-generation collections (scavenges). */
+  scavenges: GcTally;
+  /** Pauses of full collections: their incremental marking steps and their final pauses. */
+  fullGcs: GcTally;
 }
 
 let close: (() => Promise<void>) | undefined;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 let heartbeatMs: number[] = [];
+// Collections, since they set the tail: promoted garbage once made every scavenge 3-5x longer at 10,000
+// agents (bench/README.md, 2026-11-24), which showed only as a worse p99.
+const emptyTally = (): GcTally => ({ count: 0, pauseMs: 0 });
+let gcs = { scavenges: emptyTally(), fullGcs: emptyTally() };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_WEAKCB) continue;
+    const tally = kind === constants.NODE_PERFORMANCE_GC_MINOR ? gcs.scavenges : gcs.fullGcs;
+    tally.count++;
+    tally.pauseMs += entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 /** Times every heartbeat inside the server, beside the app's own request listener. */
 function timeHeartbeats(server: HttpServer): void {
@@ -90,11 +113,12 @@ function cpu(): CpuSample {
   return { cpuMs: (user + system) / 1000, atMs: performance.now(), elu: performance.eventLoopUtilization() };
 }
 
-/** Since the previous call: event-loop delay (what every request waiting then waited extra) and heartbeat times. */
+/** Since the previous call: event-loop delay (what every request waiting then waited extra), heartbeat times and collections. */
 function delays(): LoopDelay {
-  const figures = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6, heartbeatP99Ms: percentiles(heartbeatMs).p99 };
+  const figures = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6, heartbeatP99Ms: percentiles(heartbeatMs).p99, ...gcs };
   loopDelay.reset();
   heartbeatMs = [];
+  gcs = { scavenges: emptyTally(), fullGcs: emptyTally() };
   return figures;
 }
 
