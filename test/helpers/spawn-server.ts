@@ -1,11 +1,12 @@
 // Runs the server and the CLI as real processes, the way an operator does, for start-up, shutdown and
 // CLI tests, on the database of the current test pass.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { afterAll } from 'vitest';
 import { createEmptyPostgresUrl } from './db.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -24,6 +25,28 @@ export interface ProcessDataPlace {
   cleanup(): Promise<void>;
 }
 
+/** Servers started by spawnServer in this test file that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills the servers a failed or timed-out test left running. Without it they outlived the test run
+ * (one timed-out test's server was still serving an hour and a half later) and wrote into data
+ * directories already removed.
+ */
+async function killLeftovers(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+}
+
+// For files that start servers without a data place; registered on import, so it runs last.
+afterAll(killLeftovers);
+
 export async function createProcessDataPlace(): Promise<ProcessDataPlace> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-proc-'));
   const postgres = await createEmptyPostgresUrl();
@@ -31,6 +54,7 @@ export async function createProcessDataPlace(): Promise<ProcessDataPlace> {
     dataDir,
     env: { DATA_DIR: dataDir, ...(postgres ? { DATABASE_URL: postgres.url } : {}) },
     cleanup: async () => {
+      await killLeftovers();
       await rm(dataDir, { recursive: true, force: true });
       await postgres?.drop();
     },
@@ -62,6 +86,8 @@ export function spawnServer(env: Record<string, string>, entry: 'src/main.ts' | 
     env: childEnv({ HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const proc: ServerProcess = {
     port: 0,
     stdout: [],
