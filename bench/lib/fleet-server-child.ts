@@ -54,7 +54,7 @@ let close: (() => Promise<void>) | undefined;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 let heartbeatMs: number[] = [];
-// Collections, since they set the tail: promoted garbage once made every scavenge 3-5x longer at 10,000
+// Collections, since they set the tail: promoted garbage once made scavenges several times longer at 10,000
 // agents (bench/README.md, 2026-11-24), which showed only as a worse p99.
 const emptyTally = (): GcTally => ({ count: 0, pauseMs: 0 });
 let gcs = { scavenges: emptyTally(), fullGcs: emptyTally() };
