@@ -2,6 +2,7 @@
 // Nothing else in the code base reads process.env; later features add their variables here.
 import path from 'node:path';
 import { z } from 'zod';
+import { packageRoot } from '../platform/version.js';
 
 /** Variables whose values must never be echoed back, not even in a configuration error. */
 const SECRET_VARIABLES = new Set(['DATABASE_URL', 'CALLSTATUS_DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
@@ -87,6 +88,7 @@ const envSchema = z
         return origins;
       }),
     WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    WEB_CONSOLE_DIR: z.string().min(1).optional(),
     FIRMWARE_MAX_BYTES: wholeNumber(String(256 * 1024 * 1024), 'bytes', 16 * 1024 * 1024 * 1024),
     CALLSTATUS_PORT: port(8081),
     CALLSTATUS_DATABASE_URL: postgresUrl,
@@ -137,6 +139,8 @@ export interface Config {
   readonly allowedOrigins: readonly string[];
   /** Lets task webhooks reach loopback addresses (local receivers and tests only). */
   readonly webhookAllowLoopback: boolean;
+  /** The built web console served at `/` (default: dist/web under the package root). */
+  readonly webConsoleDir: string;
   /** Largest firmware binary or installer package accepted (413 above). */
   readonly firmwareMaxBytes: number;
   /** The call-status service (second app). */
@@ -185,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
+    webConsoleDir: path.resolve(e.WEB_CONSOLE_DIR ?? path.join(packageRoot() ?? '.', 'dist', 'web')),
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     terminal: Object.freeze({ enabled: e.TERMINAL_ENABLED, shell: e.TERMINAL_SHELL }),
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS),

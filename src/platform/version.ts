@@ -1,22 +1,28 @@
-// The product version from package.json, found by walking up from this file, so it works from src/
-// (tsx, tests) and from dist/src/ (the compiled server) alike.
+// The package root and the product version from its package.json, found by walking up from this file,
+// so they work from src/ (tsx, tests) and from dist/src/ (the compiled server) alike.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-let cached: string | undefined;
+let cachedRoot: string | null | undefined;
+let cachedVersion: string | undefined;
 
-export function productVersion(): string {
-  if (cached) return cached;
+/** The directory holding the project's package.json, or null when there is none above this file. */
+export function packageRoot(): string | null {
+  if (cachedRoot !== undefined) return cachedRoot;
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    const candidate = path.join(dir, 'package.json');
-    if (existsSync(candidate)) {
-      cached = (JSON.parse(readFileSync(candidate, 'utf8')) as { version?: string }).version ?? '0.0.0';
-      return cached;
-    }
+    if (existsSync(path.join(dir, 'package.json'))) return (cachedRoot = dir);
     const parent = path.dirname(dir);
-    if (parent === dir) return '0.0.0';
+    if (parent === dir) return (cachedRoot = null);
     dir = parent;
   }
+}
+
+export function productVersion(): string {
+  if (cachedVersion) return cachedVersion;
+  const root = packageRoot();
+  if (!root) return '0.0.0';
+  cachedVersion = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  return cachedVersion;
 }

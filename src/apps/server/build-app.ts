@@ -45,6 +45,8 @@ import { tunnelProxyRoutes } from '../../modules/tunnels/tunnel-proxy.ws.js';
 import { tunnelRoutes } from '../../modules/tunnels/tunnels.routes.js';
 import { StatusMonitor } from '../../modules/monitor/status-monitor.js';
 import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
+import { attentionRoutes } from '../../modules/attention/attention.routes.js';
+import { AttentionService } from '../../modules/attention/attention.service.js';
 import { auditRoutes } from '../../modules/audit/audit.routes.js';
 import { authRoutes } from '../../modules/auth/auth.routes.js';
 import { AuthService } from '../../modules/auth/auth.service.js';
@@ -55,6 +57,7 @@ import { settingsRoutes } from '../../modules/settings/settings.routes.js';
 import { userRoutes } from '../../modules/users/users.routes.js';
 import { SoftwareInventory } from '../../modules/wau/software-inventory.js';
 import { wauRoutes } from '../../modules/wau/wau.routes.js';
+import { webConsoleRoutes } from '../../modules/web-console/web-console.routes.js';
 import { WauService } from '../../modules/wau/wau.service.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
@@ -161,6 +164,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(settingsRoutes, { settings: core.settings });
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
+      await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
       await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
       await api.register(agentSocketRoutes, { hub, agents });
       await api.register(commandRoutes, { hub, agents, tunnels });
@@ -179,6 +183,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     },
     { prefix: API_PREFIX },
   );
+  await app.register(webConsoleRoutes, { dir: deps.config.webConsoleDir, logger: deps.logger });
 
   return app;
 }

@@ -1,0 +1,72 @@
+// GET /agents/attention: the fleet page's "needs attention" list (see attention.service.ts).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callerOf } from '../../http/auth.js';
+import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { platformSchema, statusSchema } from '../agents/agents.schemas.js';
+import type { AttentionService } from './attention.service.js';
+
+const query = z.object({
+  certificate_days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365)
+    .default(30)
+    .describe('Certificates expiring within this many days count (default 30, 1 to 365)'),
+});
+
+const reasonSchema = z.object({
+  kind: z.enum(['offline', 'stale', 'updates_available', 'certificate_expiring', 'certificate_expired']),
+  message: z.string(),
+  valid_to: timestampSchema.optional().describe('Certificates only: the expiry the agent reported'),
+});
+
+const itemSchema = z
+  .object({
+    agent: z.object({
+      id: z.string(),
+      name: z.string(),
+      hostname: z.string(),
+      platform: platformSchema.nullable(),
+      customer_id: z.number().int().nullable(),
+      status: statusSchema,
+      last_heartbeat: timestampSchema.nullable(),
+    }),
+    reasons: z.array(reasonSchema).min(1),
+  })
+  .meta({ id: 'AttentionItem' });
+
+export const attentionRoutes: FastifyPluginAsyncZod<{ attention: AttentionService }> = async (app, { attention }) => {
+  app.get(
+    '/agents/attention',
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: 'Agents needing attention: offline, stale, updates available, certificates expiring',
+        description:
+          'Reads each agent\'s latest system data: `updates.available` (true) with `updates.packages[]`, and ' +
+          '`certificates[] {name, valid_to, in_use}` (certificates with `in_use: false` are left out). ' +
+          'Ordered by agent name; agents without a reason are not listed.',
+        tags: ['agents'],
+        querystring: query,
+        response: { 200: z.array(itemSchema) },
+      },
+    },
+    async (request) => {
+      const items = await attention.list(callerOf(request), request.query.certificate_days);
+      return items.map(({ agent, reasons }) => ({
+        agent: {
+          id: agent.id,
+          name: agent.name,
+          hostname: agent.hostname,
+          platform: agent.platform,
+          customer_id: agent.customer_id,
+          status: agent.status,
+          last_heartbeat: toTimestamp(agent.last_heartbeat),
+        },
+        reasons,
+      }));
+    },
+  );
+};

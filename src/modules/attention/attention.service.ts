@@ -1,0 +1,71 @@
+// Agents needing attention (web console's fleet page, issue 15): offline or stale, operating-system or
+// package updates available (from the agent's own `updates.available`), and certificates in use that
+// expire within the warning window or already have. One request replaces reading every agent's
+// system data in the browser.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { scopeOf, type Caller } from '../auth/caller.js';
+import { statusOf, type AgentStatus } from '../agents/agent-status.js';
+import { listAttentionFacts, type AttentionRow } from './attention.repo.js';
+
+export type AttentionKind = 'offline' | 'stale' | 'updates_available' | 'certificate_expiring' | 'certificate_expired';
+
+export interface AttentionReason {
+  kind: AttentionKind;
+  message: string;
+  /** Certificates: when it expires (as the agent reported it). */
+  valid_to?: string;
+}
+
+export interface AttentionItem {
+  agent: Omit<AttentionRow, 'updates_available' | 'update_packages' | 'certificates'> & { status: AgentStatus };
+  reasons: AttentionReason[];
+}
+
+const DAY_MS = 86_400_000;
+
+export class AttentionService {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(caller: Caller, certificateDays: number): Promise<AttentionItem[]> {
+    const now = this.clock.now();
+    const rows = await listAttentionFacts(this.db, scopeOf(caller));
+    const items: AttentionItem[] = [];
+    for (const row of rows) {
+      const status = statusOf(row.last_heartbeat, now);
+      const reasons = reasonsOf(row, status, now, certificateDays);
+      if (reasons.length === 0) continue;
+      const { updates_available: _u, update_packages: _p, certificates: _c, ...agent } = row;
+      items.push({ agent: { ...agent, status }, reasons });
+    }
+    return items;
+  }
+}
+
+export function reasonsOf(row: AttentionRow, status: AgentStatus, now: Date, certificateDays: number): AttentionReason[] {
+  const reasons: AttentionReason[] = [];
+  if (status === 'offline') reasons.push({ kind: 'offline', message: 'No heartbeat for more than 5 minutes' });
+  if (status === 'stale') reasons.push({ kind: 'stale', message: 'Heartbeat 2 to 5 minutes old' });
+  if (row.updates_available === true) {
+    const count = row.update_packages ?? 0;
+    reasons.push({ kind: 'updates_available', message: count > 0 ? `${count} update${count === 1 ? '' : 's'} available` : 'Updates available' });
+  }
+  const horizon = now.getTime() + certificateDays * DAY_MS;
+  for (const cert of row.certificates ?? []) {
+    if (cert.in_use === false || typeof cert.valid_to !== 'string') continue;
+    const expires = Date.parse(cert.valid_to);
+    if (Number.isNaN(expires) || expires > horizon) continue;
+    const name = typeof cert.name === 'string' && cert.name !== '' ? cert.name : 'unnamed certificate';
+    const days = Math.floor((expires - now.getTime()) / DAY_MS);
+    reasons.push(
+      expires <= now.getTime()
+        ? { kind: 'certificate_expired', message: `Certificate ${name} expired`, valid_to: new Date(expires).toISOString() }
+        : { kind: 'certificate_expiring', message: `Certificate ${name} expires in ${days} day${days === 1 ? '' : 's'}`, valid_to: new Date(expires).toISOString() },
+    );
+  }
+  return reasons;
+}
