@@ -1,6 +1,7 @@
 // GET /agents/{id}/metrics/rates and /metrics/latest (contract §4): bits per second between consecutive
-// counter samples per interface (a reset or a missing counter yields no point), the interface filter
-// and limit; the newest value of every metric and label, including a disk that stopped being reported.
+// counter samples per interface (a reset or a missing counter yields no point), the interface filter,
+// limit and time buckets (`bucket`, for long ranges); the newest value of every metric and label,
+// including a disk that stopped being reported.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
@@ -110,6 +111,55 @@ describe('GET /metrics/rates', () => {
     await beatAt('2026-11-22T11:00:00Z', other, { cpu: { usage_percent: 3 } });
     await beatAt('2026-11-22T11:01:00Z', other, { cpu: { usage_percent: 4 } });
     expect(await read<Rate[]>(other, 'rates')).toEqual([]);
+  });
+});
+
+describe('GET /metrics/rates?bucket', () => {
+  let id: string;
+  beforeAll(async () => {
+    id = await register();
+    // lan moves steadily (10 bytes/s received, 20 sent: 80 and 160 bit/s). wan's steps are uneven, so a
+    // time-weighted bucket differs from the plain mean of its rates; one of its steps is a reset.
+    const lan = (s: number) => nic('lan', s * 10, s * 20);
+    await beatAt('2026-11-22T10:00:00Z', id, net(nic('wan', 0, 0), lan(0)));
+    await beatAt('2026-11-22T10:00:20Z', id, net(nic('wan', 1_000, 0), lan(20))); // wan 20 s: 8,000 / 0 bits
+    await beatAt('2026-11-22T10:00:30Z', id, net(nic('wan', 3_000, 500), lan(30))); // 10 s: 16,000 / 4,000 bits
+    await beatAt('2026-11-22T10:01:10Z', id, net(nic('wan', 3_000, 500), lan(70))); // 40 s: nothing moved
+    await beatAt('2026-11-22T10:01:30Z', id, net(nic('wan', 2_000, 600), lan(90))); // reset: no wan step
+    await beatAt('2026-11-22T10:01:50Z', id, net(nic('wan', 4_000, 1_100), lan(110))); // 20 s: 16,000 / 4,000 bits
+    clock.set('2026-11-22T12:00:00Z');
+  });
+
+  it('gives one point per bucket and interface at the bucket start: bits moved over seconds spanned', async () => {
+    expect(await read<Rate[]>(id, 'rates?bucket=1+minute')).toEqual([
+      rate('2026-11-22T10:00:00.000Z', 'lan', 80, 160),
+      rate('2026-11-22T10:00:00.000Z', 'wan', 24_000 / 30, 4_000 / 30),
+      rate('2026-11-22T10:01:00.000Z', 'lan', 80, 160),
+      rate('2026-11-22T10:01:00.000Z', 'wan', 16_000 / 60, 4_000 / 60),
+    ]);
+    // The reset step's 20 s count for nothing: 40,000 / 8,000 bits over 90 s.
+    expect(await read<Rate[]>(id, 'rates?interface=wan&bucket=1%20hour')).toEqual([rate('2026-11-22T10:00:00.000Z', 'wan', 40_000 / 90, 8_000 / 90)]);
+  });
+
+  it('keeps the range and the most recent `limit` points', async () => {
+    expect(await read<Rate[]>(id, 'rates?bucket=1+minute&limit=2')).toEqual([
+      rate('2026-11-22T10:01:00.000Z', 'lan', 80, 160),
+      rate('2026-11-22T10:01:00.000Z', 'wan', 16_000 / 60, 4_000 / 60),
+    ]);
+    expect(await read<Rate[]>(id, 'rates?interface=wan&bucket=30+seconds&from=2026-11-22T10:00:20Z&to=2026-11-22T10:01:50Z')).toEqual([
+      rate('2026-11-22T10:00:30.000Z', 'wan', 1_600, 400),
+      rate('2026-11-22T10:01:00.000Z', 'wan', 0, 0),
+      rate('2026-11-22T10:01:30.000Z', 'wan', 800, 200),
+    ]);
+  });
+
+  it('refuses a bucket outside the grammar, under 10 seconds, or making more than 10,000 buckets', async () => {
+    for (const bucket of ['fortnight', '1+fortnight', '5+seconds', '']) {
+      expectError(await get(id, `rates?bucket=${bucket}`), 400, 'VALIDATION_ERROR');
+    }
+    const res = await get(id, 'rates?bucket=10+seconds&from=2026-11-01T00:00:00Z&to=2026-11-22T12:00:00Z');
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect((res.json() as { details: Array<{ path: string }> }).details[0]!.path).toBe('bucket');
   });
 });
 

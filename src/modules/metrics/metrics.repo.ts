@@ -82,10 +82,19 @@ export async function summarize(db: Db, f: SampleFilter, widthS: number): Promis
 /**
  * Receive/transmit rates in bits per second between consecutive samples of each interface's two
  * counters. A point needs both counters in both samples; a counter that went down (a reset: reboot,
- * driver reload, wrap) yields no point. The most recent `limit` points, ascending.
+ * driver reload, wrap) yields no point. With a bucket width, the steps ending in one bucket become one
+ * point at the bucket's start: their bits over their seconds, so a long step weighs as much as the
+ * time it covers (the mean over the bucket, not the mean of uneven samples). The most recent `limit`
+ * points, ascending.
  */
-export async function interfaceRates(db: Db, f: SampleFilter, limit: number): Promise<RateRow[]> {
+export async function interfaceRates(db: Db, f: SampleFilter, limit: number, widthS: number | null = null): Promise<RateRow[]> {
   const counters: SampleFilter = { ...f, metrics: ['interface_rx_bytes', 'interface_tx_bytes'] };
+  const points =
+    widthS === null
+      ? sql`select time, interface, rx_bits / seconds as rx_bps, tx_bits / seconds as tx_bps from moves`
+      : sql`select ${bucketOf(sql.ref('time'), widthS)} as time, interface, sum(rx_bits) / sum(seconds) as rx_bps, sum(tx_bits) / sum(seconds) as tx_bps
+            from moves
+            group by 1, interface`;
   const { rows } = await sql<RateRow>`
     with readings as (
       select time, label,
@@ -99,14 +108,16 @@ export async function interfaceRates(db: Db, f: SampleFilter, limit: number): Pr
              lag(time) over w as prev_time, lag(rx) over w as prev_rx, lag(tx) over w as prev_tx
       from readings
       window w as (partition by label order by time)
-    )
-    select * from (
-      select time, label as interface,
-             (rx - prev_rx) * 8 / extract(epoch from time - prev_time)::float8 as rx_bps,
-             (tx - prev_tx) * 8 / extract(epoch from time - prev_time)::float8 as tx_bps
+    ),
+    moves as (
+      select time, label as interface, (rx - prev_rx) * 8 as rx_bits, (tx - prev_tx) * 8 as tx_bits,
+             extract(epoch from time - prev_time)::float8 as seconds
       from steps
       where time > prev_time and rx >= prev_rx and tx >= prev_tx
-      order by time desc, label desc
+    )
+    select * from (
+      select * from (${points}) as p
+      order by time desc, interface desc
       limit ${limit}
     ) as newest
     order by time, interface`.execute(db);

@@ -57,7 +57,7 @@ export const metricRoutes: FastifyPluginAsyncZod<{ metrics: MetricsService }> = 
       config: { access: 'read' },
       schema: {
         summary: 'Interface receive/transmit rates in bits per second',
-        description: `Computed from consecutive samples of \`interface_rx_bytes\` and \`interface_tx_bytes\`: a point needs both counters in both samples, and a counter that went down (reset) yields no point. Default range: the last 24 hours. ${scopeNote}`,
+        description: `Computed from consecutive samples of \`interface_rx_bytes\` and \`interface_tx_bytes\`: a point needs both counters in both samples, and a counter that went down (reset) yields no point. With \`bucket\`, one point per bucket and interface (for long ranges), under the summary's limit of 10,000 buckets in the range. Default range: the last 24 hours. ${scopeNote}`,
         tags,
         params: agentParams,
         querystring: ratesQuery,

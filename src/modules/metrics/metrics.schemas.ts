@@ -19,18 +19,19 @@ export const rawQuery = z.object({
   limit: limitSchema(1000, 100_000).describe('Default 1000, at most 100000 (clamped); when more samples match, the most recent are returned'),
 });
 
-export const bucketSchema = z
-  .string()
-  .default('5 minutes')
-  .transform((text, ctx) => {
-    const parsed = parseBucket(text);
-    if (!parsed.ok) {
-      ctx.addIssue({ code: 'custom', message: parsed.message });
-      return z.NEVER;
-    }
-    return parsed.seconds;
-  })
-  .describe('Interval "N unit" (second, minute, hour, day, week; plural and any case allowed; space or +). At least 10 seconds, at most 10,000 buckets in the range. Default "5 minutes"');
+/** Bucket text to its width in seconds; a malformed or too narrow bucket is a validation issue. */
+function toBucketSeconds(text: string, ctx: z.RefinementCtx<unknown>): number {
+  const parsed = parseBucket(text);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: parsed.message });
+    return z.NEVER;
+  }
+  return parsed.seconds;
+}
+
+const bucketGrammar = 'Interval "N unit" (second, minute, hour, day, week; plural and any case allowed; space or +). At least 10 seconds, at most 10,000 buckets in the range.';
+
+export const bucketSchema = z.string().default('5 minutes').transform(toBucketSeconds).describe(`${bucketGrammar} Default "5 minutes"`);
 
 export const summaryQuery = z.object({
   metric: metricNameSchema,
@@ -41,6 +42,11 @@ export const summaryQuery = z.object({
 
 export const ratesQuery = z.object({
   interface: labelSchema.optional().describe('One interface name; default every interface'),
+  bucket: z
+    .string()
+    .optional()
+    .transform((text, ctx) => (text === undefined ? undefined : toBucketSeconds(text, ctx)))
+    .describe(`${bucketGrammar} When given, one point per bucket and interface: the bits moved in the bucket's steps over the seconds they span (a time-weighted mean rate), stamped with the bucket's start; buckets are aligned as in the summary. Default: one point per step`),
   ...range,
   limit: limitSchema(1000, 100_000).describe('Default 1000, at most 100000 (clamped); the most recent points are returned'),
 });
@@ -63,7 +69,7 @@ export const summaryRowSchema = z.object({
 });
 
 export const rateSchema = z.object({
-  time: timestampSchema.describe('Time of the later of the two counter samples'),
+  time: timestampSchema.describe('Time of the later of the two counter samples; with `bucket`, the start of the bucket'),
   interface: z.string(),
   rx_bps: z.number().describe('Receive rate in bits per second since the previous sample'),
   tx_bps: z.number().describe('Transmit rate in bits per second since the previous sample'),

@@ -32,18 +32,16 @@ export class MetricsService {
   async summary(caller: Caller, agentId: string, q: RangeInput & { metric: string; label?: string | undefined; bucket: number }): Promise<SummaryRow[]> {
     await this.agents.get(caller, agentId);
     const range = this.#range(q);
-    const buckets = bucketCount(range.from, range.to, q.bucket);
-    if (buckets > MAX_BUCKETS) {
-      throw new AppError('VALIDATION_ERROR', `The range holds ${buckets} buckets; at most ${MAX_BUCKETS} are allowed`, {
-        details: [{ path: 'bucket', message: `at most ${MAX_BUCKETS} buckets in the range (got ${buckets})` }],
-      });
-    }
+    checkBucketCount(range, q.bucket);
     return summarize(this.db, { agentId, metrics: [q.metric], label: q.label ?? null, ...range }, q.bucket);
   }
 
-  async rates(caller: Caller, agentId: string, q: RangeInput & { interface?: string | undefined; limit: number }): Promise<RateRow[]> {
+  /** Per step, or with `bucket` (seconds) averaged per bucket under the summary's 10,000-bucket limit. */
+  async rates(caller: Caller, agentId: string, q: RangeInput & { interface?: string | undefined; bucket?: number | undefined; limit: number }): Promise<RateRow[]> {
     await this.agents.get(caller, agentId);
-    return interfaceRates(this.db, { agentId, metrics: null, label: q.interface ?? null, ...this.#range(q) }, q.limit);
+    const range = this.#range(q);
+    if (q.bucket !== undefined) checkBucketCount(range, q.bucket);
+    return interfaceRates(this.db, { agentId, metrics: null, label: q.interface ?? null, ...range }, q.limit, q.bucket ?? null);
   }
 
   async latest(caller: Caller, agentId: string): Promise<SampleRow[]> {
@@ -62,5 +60,14 @@ export class MetricsService {
     // the database's calendar without changing any answer.
     const clamp = (d: Date) => (d.getTime() < 0 ? new Date(0) : d);
     return { from: clamp(from), to: clamp(to) };
+  }
+}
+
+function checkBucketCount(range: { from: Date; to: Date }, bucketSeconds: number): void {
+  const buckets = bucketCount(range.from, range.to, bucketSeconds);
+  if (buckets > MAX_BUCKETS) {
+    throw new AppError('VALIDATION_ERROR', `The range holds ${buckets} buckets; at most ${MAX_BUCKETS} are allowed`, {
+      details: [{ path: 'bucket', message: `at most ${MAX_BUCKETS} buckets in the range (got ${buckets})` }],
+    });
   }
 }
