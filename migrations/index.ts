@@ -8,6 +8,7 @@ import configBackups from './0005_config_backups.js';
 import firmware from './0006_firmware.js';
 import tasks from './0007_tasks.js';
 import wau from './0008_wau.js';
+import attentionFacts from './0009_attention_facts.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -20,4 +21,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0006_firmware', firmware],
   ['0007_tasks', tasks],
   ['0008_wau', wau],
+  ['0009_attention_facts', attentionFacts],
 ];

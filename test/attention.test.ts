@@ -1,6 +1,6 @@
 // GET /agents/attention (the web console's fleet page): which agents need a technician and why —
 // offline or stale by heartbeat age, updates the agent reports, certificates in use expiring within
-// the window or expired — read from the stored system data whatever shape an agent sent, and only
+// the window or expired — read from each agent's latest heartbeat whatever shape it sent, and only
 // within the caller's customer scope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/platform/clock.js';
@@ -22,6 +22,7 @@ describe('agents needing attention', () => {
   let auth: Record<string, string>;
   let customerId: number;
   let scopedRead: Record<string, string>;
+  let agentKeyHeaders: Record<string, string>;
   const ids: Record<string, string> = {};
 
   const list = async (headers = auth, query = '') => {
@@ -46,6 +47,7 @@ describe('agents needing attention', () => {
     auth = bearer(token);
     customerId = (await createCustomer(t.app, token, '10001')).id;
     const agentKey = apiKey((await createKey(t.app, auth, 'agent')).key);
+    agentKeyHeaders = agentKey;
     const customerAgentKey = apiKey((await createKey(t.app, auth, 'agent', customerId)).key);
     scopedRead = apiKey((await createKey(t.app, auth, 'read', customerId)).key);
 
@@ -98,6 +100,13 @@ describe('agents needing attention', () => {
     expect(items['fw-quiet']).toEqual(['offline']);
     expect(items['fw-odd']).toEqual(['offline']);
     expect(items['fw-fixture']).toEqual(['offline', 'updates_available', 'certificate_expiring']);
+  });
+
+  it('follows the latest heartbeat: updates installed and a certificate renewed take the agent off the list', async () => {
+    const renewed = { ...firewall, updates: { available: false, packages: [] }, certificates: [{ name: 'cert-0', valid_to: '2027-12-01T00:00:00Z', in_use: true }] };
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/agent/heartbeat', headers: agentKeyHeaders, payload: { ...renewed, agent_id: ids['fw-fixture'], hostname: 'fw-fixture' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(byName(await list())['fw-fixture']).toBeUndefined();
   });
 
   it("shows a customer-scoped key only its customer's agents, and needs credentials", async () => {

@@ -222,6 +222,15 @@ export interface AgentSoftwareStateTable {
   received_at: Timestamp;
 }
 
+/** Facts of an agent's latest system data for the attention list, written with each heartbeat. */
+export interface AgentAttentionFactsTable {
+  agent_id: string;
+  updates_available: boolean | null;
+  update_packages: number | null;
+  /** [{name, valid_to, in_use}], values as the agent sent them. */
+  certificates: ColumnType<unknown[], string, string>;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -244,4 +253,5 @@ export interface Database {
   wau_list_changes: WauListChangesTable;
   agent_software: AgentSoftwareTable;
   agent_software_state: AgentSoftwareStateTable;
+  agent_attention_facts: AgentAttentionFactsTable;
 }

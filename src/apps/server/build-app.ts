@@ -47,6 +47,7 @@ import { StatusMonitor } from '../../modules/monitor/status-monitor.js';
 import { apiKeyRoutes } from '../../modules/api-keys/api-keys.routes.js';
 import { attentionRoutes } from '../../modules/attention/attention.routes.js';
 import { AttentionService } from '../../modules/attention/attention.service.js';
+import { AttentionFactsWriter } from '../../modules/attention/attention-facts.js';
 import { auditRoutes } from '../../modules/audit/audit.routes.js';
 import { authRoutes } from '../../modules/auth/auth.routes.js';
 import { AuthService } from '../../modules/auth/auth.service.js';
@@ -129,7 +130,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
-  const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
+  const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
   const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {
     retentionDays: deps.config.metricsRetentionDays,

@@ -1,0 +1,46 @@
+// The heartbeat batch extension that keeps agent_attention_facts current: the attention list's facts
+// are read from the heartbeat the server has already parsed, and upserted in the batch's one statement,
+// only for the heartbeats its agents update accepted. An unchanged row is not rewritten (the usual
+// heartbeat changes nothing here), so the extension costs an index probe per heartbeat.
+import { sql, type RawBuilder } from 'kysely';
+import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
+
+export interface AttentionFacts {
+  updates_available: boolean | null;
+  update_packages: number | null;
+  certificates: Array<{ name: unknown; valid_to: unknown; in_use: unknown }>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The facts, each guarded by its type: an agent may send any shape. */
+export function attentionFactsOf(system: Record<string, unknown>): AttentionFacts {
+  const updates = isObject(system.updates) ? system.updates : {};
+  const certificates = Array.isArray(system.certificates) ? system.certificates.filter(isObject) : [];
+  return {
+    updates_available: typeof updates.available === 'boolean' ? updates.available : null,
+    update_packages: Array.isArray(updates.packages) ? updates.packages.length : null,
+    certificates: certificates.map((c) => ({ name: c.name ?? null, valid_to: c.valid_to ?? null, in_use: c.in_use ?? null })),
+  };
+}
+
+export class AttentionFactsWriter implements HeartbeatBatchExtension {
+  async statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null> {
+    if (heartbeats.length === 0) return null;
+    const rows = heartbeats.map((h) => {
+      const facts = attentionFactsOf(h.parsed);
+      return sql`(${h.agentId}::text, ${h.scope}::int, ${facts.updates_available}::boolean, ${facts.update_packages}::int, ${JSON.stringify(facts.certificates)}::jsonb)`;
+    });
+    return sql`
+      insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates)
+      select v.agent_id, v.updates_available, v.update_packages, v.certificates
+      from (values ${sql.join(rows)}) as v(agent_id, scope, updates_available, update_packages, certificates)
+      join updated as u on u.id = v.agent_id and u.scope is not distinct from v.scope
+      on conflict (agent_id) do update set
+        updates_available = excluded.updates_available,
+        update_packages = excluded.update_packages,
+        certificates = excluded.certificates
+      where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates)
+        is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates)`;
+  }
+}

@@ -1,0 +1,49 @@
+// Migration 0009 fills agent_attention_facts from the system data agents stored before it existed, so
+// an upgraded server's attention list is complete before the next heartbeats arrive. Run on the
+// embedded database (the SQL is the same on PostgreSQL, whose pass runs the other attention tests).
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../migrations/index.js';
+import { createDb, type DbHandle } from '../src/db/create-db.js';
+import { migrateToLatest, RMM_MIGRATIONS } from '../src/db/migrator.js';
+import { createLogger } from '../src/platform/logger.js';
+import { fixtureText } from './helpers/fixtures.js';
+
+describe('migration 0009_attention_facts', () => {
+  let dataDir: string;
+  let handle: DbHandle;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-attention-migration-'));
+    handle = await createDb({ databaseUrl: undefined, dataDir }, createLogger({ level: 'silent' }));
+    const before = migrations.findIndex(([name]) => name === '0009_attention_facts');
+    await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, before) });
+    const agent = (id: string, system: string | null) => ({ id, name: id, hostname: id, platform: 'freebsd' as const, system, created_at: new Date() });
+    await handle.db
+      .insertInto('agents')
+      .values([
+        agent('fixture', fixtureText('heartbeat-freebsd.json')),
+        agent('odd', JSON.stringify({ updates: { available: 'yes', packages: 'many' }, certificates: ['x', { name: 'c', valid_to: 5 }] })),
+        agent('array', '[1,2]'),
+        agent('never', null),
+      ])
+      .execute();
+    expect((await migrateToLatest(handle)).applied).toEqual(['0009_attention_facts']);
+  });
+  afterAll(async () => {
+    await handle?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('fills the facts of every agent with an object of system data, type-guarded', async () => {
+    const rows = await handle.db.selectFrom('agent_attention_facts').selectAll().orderBy('agent_id').execute();
+    expect(rows.map((r) => r.agent_id)).toEqual(['fixture', 'odd']);
+    const fixture = rows[0]!;
+    expect(fixture).toMatchObject({ updates_available: true, update_packages: 2 });
+    expect(fixture.certificates).toHaveLength(8);
+    expect(fixture.certificates[0]).toEqual({ name: 'cert-0', valid_to: '2027-01-15T00:00:00Z', in_use: true });
+    expect(rows[1]).toEqual({ agent_id: 'odd', updates_available: null, update_packages: null, certificates: [{ name: 'c', valid_to: 5, in_use: null }] });
+  });
+});
