@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: compile TypeScript with dev dependencies, ship only compiled output and production
+# Multi-stage: compile TypeScript and build the web console with dev dependencies, ship only compiled output and production
 # dependencies, run as the unprivileged `node` user. Data (embedded database, secrets) lives in /data.
 
 FROM node:20-bookworm-slim AS build
@@ -11,6 +11,7 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY web ./web
 RUN npm run build
 
 FROM node:20-bookworm-slim AS prod-deps

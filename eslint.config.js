@@ -1,4 +1,5 @@
-// Lint: typescript-eslint's recommended rules plus the house limits (files never over 500 lines).
+// Lint: typescript-eslint's recommended rules plus the house limits (files never over 500 lines), and
+// for the web console a ban on every way of writing HTML from strings: agent data is hostile.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -11,6 +12,18 @@ export default tseslint.config(
       'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['web/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render agent data as text; never as HTML.' },
+        { selector: 'AssignmentExpression[left.property.name=/^(innerHTML|outerHTML)$/]', message: 'Render agent data as text; never as HTML.' },
+        { selector: "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln)$/]", message: 'Render agent data as text; never as HTML.' },
+        { selector: "CallExpression[callee.name='eval'], NewExpression[callee.name='Function']", message: 'The CSP forbids eval.' },
+      ],
     },
   },
 );

@@ -1,0 +1,64 @@
+// Headless Chromium for the web console's end-to-end tests: Debian's chromium driven by playwright-core
+// (`.ci/run` installs it). The flags keep it from reaching out to the network this machine does not
+// have, and each browser gets a fresh profile.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './spawn-server.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS });
+}
+
+/**
+ * Builds the console (web/) into a fresh temporary directory, as `npm run build` would into dist/web.
+ * Vite keeps an existing NODE_ENV, and vitest sets it to `test`, which would build React's development
+ * code (half again as big, and slower): the production build is what users get, so it is what is tested.
+ */
+export async function buildConsole(): Promise<string> {
+  const outDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-web-build-'));
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      root: path.join(ROOT, 'web'),
+      configFile: path.join(ROOT, 'web', 'vite.config.ts'),
+      mode: 'production',
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true },
+    });
+  } finally {
+    process.env.NODE_ENV = nodeEnv;
+  }
+  return outDir;
+}
+
+/** Where the e2e run leaves its screenshots (the README's come from `E2E_SCREENSHOT_DIR=docs/screenshots`). */
+export const SCREENSHOT_DIR = path.resolve(ROOT, process.env.E2E_SCREENSHOT_DIR ?? 'test-results/screenshots');
+
+/**
+ * Everything the page reports that a user would call broken: uncaught errors, console errors (a CSP
+ * violation is one) and dialogs (an injected `alert` would be one). Tests assert it stays empty.
+ */
+export function watchForTrouble(page: Page): string[] {
+  const trouble: string[] = [];
+  page.on('pageerror', (err) => trouble.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') trouble.push(`console error: ${msg.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    trouble.push(`dialog: ${dialog.type()} ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return trouble;
+}

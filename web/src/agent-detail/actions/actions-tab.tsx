@@ -1,0 +1,49 @@
+// Things a technician does to a device: run a command, update it, reboot it. Every call waits for the
+// agent's answer; destructive ones ask first and show that they are still waiting.
+import { useState } from 'react';
+import { ConfirmButton } from '../../ui/widgets';
+import type { TabProps } from '../tab-props';
+import { useAgentCommand } from './agent-command';
+import { ExecPanel } from './exec-panel';
+import { CommandOutcome, UpdatePanel } from './update-panel';
+
+export function ActionsTab({ agent, reload }: TabProps) {
+  return (
+    <div className="panels">
+      {!agent.connected && (
+        <div className="banner banner-warn" role="status">
+          The agent is not connected now: commands will fail until it reconnects.
+        </div>
+      )}
+      <ExecPanel agentId={agent.id} />
+      <UpdatePanel agentId={agent.id} onDone={reload} />
+      <RebootPanel agentId={agent.id} onDone={reload} />
+    </div>
+  );
+}
+
+function RebootPanel({ agentId, onDone }: { agentId: string; onDone: () => void }) {
+  const reboot = useAgentCommand(agentId, 'reboot');
+  const [delay, setDelay] = useState(0);
+  return (
+    <div className="card panel">
+      <h2>Reboot</h2>
+      <div className="row">
+        <label>
+          Delay (seconds)
+          <input type="number" min={0} max={86_400} value={delay} onChange={(e) => setDelay(Number(e.target.value))} />
+        </label>
+        <ConfirmButton
+          label="Reboot"
+          question="Reboot this device? Everyone working on it is interrupted."
+          busyLabel="Rebooting…"
+          onConfirm={async () => {
+            await reboot.run({ delay });
+            onDone();
+          }}
+        />
+      </div>
+      <CommandOutcome title="Reboot" state={reboot} />
+    </div>
+  );
+}

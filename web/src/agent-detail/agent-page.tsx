@@ -1,0 +1,77 @@
+// One agent: a header with who and how it is, and a tab per concern. The agent (with its system data)
+// is reloaded every 30 s so status and panels stay current while the technician works in a tab.
+import type { ComponentType } from 'react';
+import { api } from '../api/client';
+import { PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
+import { Link } from '../router';
+import { useResource } from '../use-resource';
+import { ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
+import { ActionsTab } from './actions/actions-tab';
+import { BackupsTab } from './backups/backups-tab';
+import { EventsTab } from './events/events-tab';
+import { MetricsTab } from './metrics/metrics-tab';
+import { OverviewTab } from './overview/overview-tab';
+import type { TabProps } from './tab-props';
+import { TunnelsTab } from './tunnels/tunnels-tab';
+import { VpnTab } from './vpn/vpn-tab';
+
+interface Tab {
+  id: string;
+  label: string;
+  component: ComponentType<TabProps>;
+  /** Only for these platforms (all when absent). */
+  platforms?: readonly Platform[];
+}
+
+const TABS: readonly Tab[] = [
+  { id: 'overview', label: 'Overview', component: OverviewTab },
+  { id: 'metrics', label: 'Metrics', component: MetricsTab },
+  { id: 'events', label: 'Events', component: EventsTab },
+  { id: 'backups', label: 'Backups', component: BackupsTab, platforms: ['freebsd'] },
+  { id: 'tunnels', label: 'Tunnels', component: TunnelsTab },
+  { id: 'vpn', label: 'VPN peers', component: VpnTab, platforms: ['freebsd'] },
+  { id: 'actions', label: 'Actions', component: ActionsTab },
+];
+
+const REFRESH_MS = 30_000;
+
+export function AgentPage({ id, tab }: { id: string; tab: string }) {
+  const agent = useResource((signal) => api<AgentDetail>(`/agents/${encodeURIComponent(id)}`, { signal }), [id], { refreshMs: REFRESH_MS });
+  if (!agent.data) return agent.error ? <ErrorBanner error={agent.error} /> : <Loading />;
+  const a = agent.data;
+  const tabs = TABS.filter((t) => !t.platforms || (a.platform !== null && t.platforms.includes(a.platform)));
+  const current = tabs.find((t) => t.id === tab) ?? tabs[0]!;
+  const Current = current.component;
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/agents">Agents</Link> / {a.name}
+      </p>
+      <div className="agent-head">
+        <h1>{a.name}</h1>
+        <StatusBadge status={a.status} />
+        {a.connected ? <span className="badge badge-good">connected</span> : <span className="badge badge-muted">not connected</span>}
+      </div>
+      <p className="muted agent-facts">
+        <span>{a.hostname}</span>
+        <span>{a.platform ? PLATFORM_LABELS[a.platform] : 'platform unknown'}</span>
+        <span>agent {a.agent_version ?? '–'}</span>
+        <span>
+          last heartbeat <RelativeTime iso={a.last_heartbeat} />
+        </span>
+        <span className="mono">{a.id}</span>
+      </p>
+      <ErrorBanner error={agent.error} />
+      <nav className="tabs" aria-label="Agent sections">
+        {tabs.map((t) => (
+          <Link key={t.id} to={`/agents/${a.id}/${t.id}`} aria-current={t.id === current.id ? 'page' : undefined}>
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+      <div className="tab-body">
+        <Current agent={a} reload={agent.reload} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+// The backup shapes of the API (contract §7) and the small helpers the backup components share: paths,
+// short hashes and download file names built from names the agent chose (so they are sanitised).
+export interface ConfigBackup {
+  id: number;
+  agent_id: string;
+  /** SHA-256 (hex) of the content as the agent sent it. */
+  hash: string;
+  /** Bytes (UTF-8). */
+  size: number;
+  created_at: string;
+}
+
+export interface ConfigBackupCreated extends ConfigBackup {
+  /** false: the agent already had a backup with this content, which is returned instead. */
+  created: boolean;
+}
+
+export interface ConfigBackupWithContent extends ConfigBackup {
+  content: string;
+}
+
+export interface ConfigBackupDiff {
+  a: ConfigBackup;
+  b: ConfigBackup;
+  added: number;
+  removed: number;
+  /** Unified diff from `a` to `b`; "" when the contents are equal. */
+  diff: string;
+}
+
+export function backupsPath(agentId: string, rest = ''): string {
+  return `/agents/${encodeURIComponent(agentId)}/backups${rest}`;
+}
+
+export function shortHash(hash: string): string {
+  return hash.slice(0, 12);
+}
+
+/** Only characters every file system accepts: the agent's name is chosen by whoever set it up. */
+export function safeFilePart(text: string, fallback: string): string {
+  const cleaned = text.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._-]+/, '').slice(0, 80);
+  return cleaned || fallback;
+}
+
+/** `<agent name>-<time>.xml`, the time without colons (Windows forbids them in file names). */
+export function backupFileName(agentName: string, createdAt: string): string {
+  const time = createdAt.replace(/\.\d+(?=Z$)/, '').replace(/:/g, '-');
+  return `${safeFilePart(agentName, 'agent')}-${safeFilePart(time, 'backup')}.xml`;
+}

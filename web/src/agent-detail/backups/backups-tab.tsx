@@ -1,0 +1,49 @@
+// The firewall's configuration backups: take one now, list them, read or download one, delete, and
+// compare any two. The list is the server's (newest first); content is fetched only when asked for.
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { useResource } from '../../use-resource';
+import { ErrorBanner, Loading } from '../../ui/widgets';
+import type { TabProps } from '../tab-props';
+import { BackupDiff } from './backup-diff';
+import { BackupList } from './backup-list';
+import { backupsPath, type ConfigBackup } from './backup-types';
+import { BackupViewer } from './backup-viewer';
+import { TakeBackup } from './take-backup';
+import './backups.css';
+
+/** The API's maximum page: the diff may compare any two of them. */
+const LIST_LIMIT = 1000;
+
+export function BackupsTab({ agent }: TabProps) {
+  const backups = useResource((signal) => api<ConfigBackup[]>(backupsPath(agent.id), { signal, query: { limit: LIST_LIMIT } }), [agent.id]);
+  const [viewingId, setViewingId] = useState<number>();
+  const list = newestFirst(backups.data ?? []);
+  const viewing = list.some((b) => b.id === viewingId) ? viewingId : undefined;
+
+  const remove = async (backup: ConfigBackup) => {
+    await api(backupsPath(agent.id, `/${backup.id}`), { method: 'DELETE' });
+    if (backup.id === viewingId) setViewingId(undefined);
+    backups.reload();
+  };
+
+  return (
+    <div className="backups-tab">
+      <TakeBackup agentId={agent.id} connected={agent.connected} onTaken={backups.reload} />
+      <h2>Backups</h2>
+      <ErrorBanner error={backups.error} />
+      {backups.data ? (
+        <BackupList agentId={agent.id} agentName={agent.name} backups={list} viewingId={viewing} onView={setViewingId} onDelete={remove} />
+      ) : (
+        !backups.error && <Loading />
+      )}
+      {viewing !== undefined && <BackupViewer agentId={agent.id} agentName={agent.name} backupId={viewing} onClose={() => setViewingId(undefined)} />}
+      {backups.data && <BackupDiff agentId={agent.id} agentName={agent.name} backups={list} />}
+    </div>
+  );
+}
+
+/** The server already sorts; sorting again keeps "the two newest" right whatever order arrives. */
+function newestFirst(backups: readonly ConfigBackup[]): ConfigBackup[] {
+  return [...backups].sort((x, y) => Date.parse(y.created_at) - Date.parse(x.created_at) || y.id - x.id);
+}

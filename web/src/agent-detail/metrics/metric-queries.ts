@@ -1,0 +1,107 @@
+// The metric reads behind the charts (contract §4) and the hooks that keep them fresh. Answers are read
+// defensively: labels are disk mounts and interface or gateway names chosen by the agent, and a row of
+// an unexpected shape is dropped rather than drawn as garbage.
+import { api } from '../../api/client';
+import { num, objs, str } from '../../ui/safe-data';
+import { useResource, type Resource } from '../../use-resource';
+import { buildChartData, type ChartData, type Point } from './chart-data';
+import { windowOf, type TimeRange } from './ranges';
+
+export type SummaryMetric = 'cpu_usage' | 'memory_used_percent' | 'disk_used_percent' | 'gateway_rtt_ms' | 'gateway_loss_percent';
+
+export const RECEIVED = 'Received';
+export const TRANSMITTED = 'Transmitted';
+
+/** Chart data tagged with the range it was loaded for, so a card never shows one range under another's name. */
+export interface RangedChart {
+  rangeId: string;
+  chart: ChartData;
+  /** The window asked for, in epoch seconds: the chart spans all of it, however few samples fell in it. */
+  window: { from: number; to: number };
+}
+
+type Window = { from: string; to: string };
+const epochSeconds = (w: Window) => ({ from: Date.parse(w.from) / 1000, to: Date.parse(w.to) / 1000 });
+
+const agentPath = (agentId: string, rest: string) => `/agents/${encodeURIComponent(agentId)}/metrics${rest}`;
+const seconds = (iso: unknown) => Date.parse(str(iso)) / 1000;
+
+async function loadSummary(agentId: string, metric: SummaryMetric, range: TimeRange, window: Window, signal: AbortSignal): Promise<Point[]> {
+  const rows = await api<unknown>(agentPath(agentId, '/summary'), { query: { metric, bucket: range.bucket, ...window }, signal });
+  return objs(rows).flatMap((row) => {
+    const t = seconds(row.bucket);
+    const value = num(row.avg);
+    return Number.isFinite(t) && value !== undefined ? [{ t, label: str(row.label), value }] : [];
+  });
+}
+
+/** Averaged per bucket by the server (`bucket` on the rates endpoint), so 90 days stay a few hundred points. */
+async function loadRates(agentId: string, iface: string, range: TimeRange, window: Window, signal: AbortSignal): Promise<Point[]> {
+  const query = { interface: iface, bucket: range.bucket, ...window, limit: 10_000 };
+  const rows = await api<unknown>(agentPath(agentId, '/rates'), { query, signal });
+  return objs(rows).flatMap((row) => {
+    const t = seconds(row.time);
+    if (!Number.isFinite(t)) return [];
+    const points: Point[] = [];
+    const rx = num(row.rx_bps);
+    const tx = num(row.tx_bps);
+    if (rx !== undefined) points.push({ t, label: RECEIVED, value: rx });
+    if (tx !== undefined) points.push({ t, label: TRANSMITTED, value: tx });
+    return points;
+  });
+}
+
+export interface InterfaceList {
+  names: string[];
+  /** The interface that moved the most bytes since its counters started: usually the uplink. */
+  busiest: string | undefined;
+}
+
+/** The interfaces with byte counters in the agent's recent heartbeats (from /metrics/latest). */
+async function loadInterfaces(agentId: string, signal: AbortSignal): Promise<InterfaceList> {
+  const samples = await api<unknown>(agentPath(agentId, '/latest'), { signal });
+  const totals = new Map<string, number>();
+  for (const sample of objs(samples)) {
+    const metric = str(sample.metric);
+    const label = str(sample.label);
+    if ((metric !== 'interface_rx_bytes' && metric !== 'interface_tx_bytes') || label === '') continue;
+    totals.set(label, (totals.get(label) ?? 0) + (num(sample.value) ?? 0));
+  }
+  const names = [...totals.keys()].sort(new Intl.Collator(undefined, { numeric: true }).compare);
+  const busiest = [...totals].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return { names, busiest };
+}
+
+export function useSummaryChart(agentId: string, metric: SummaryMetric, range: TimeRange): Resource<RangedChart> {
+  return useResource(
+    async (signal) => {
+      const window = windowOf(range);
+      const points = await loadSummary(agentId, metric, range, window, signal);
+      return { rangeId: range.id, chart: buildChartData(points, range.bucketSeconds), window: epochSeconds(window) };
+    },
+    [agentId, metric, range.id],
+    { refreshMs: range.refreshMs },
+  );
+}
+
+export function useRatesChart(agentId: string, iface: string | undefined, range: TimeRange): Resource<RangedChart> {
+  return useResource(
+    async (signal) => {
+      const window = windowOf(range);
+      const points = iface === undefined ? [] : await loadRates(agentId, iface, range, window, signal);
+      return { rangeId: `${range.id}/${iface ?? ''}`, chart: buildChartData(points, range.bucketSeconds, [RECEIVED, TRANSMITTED]), window: epochSeconds(window) };
+    },
+    [agentId, iface, range.id],
+    { refreshMs: range.refreshMs },
+  );
+}
+
+/** Interfaces come and go rarely; the list follows the charts' refresh only on the short ranges. */
+export function useInterfaces(agentId: string, range: TimeRange): Resource<InterfaceList> {
+  return useResource((signal) => loadInterfaces(agentId, signal), [agentId], { refreshMs: range.refreshMs });
+}
+
+/** The chart for the range now chosen, or undefined while it loads (stale data of another range is not shown). */
+export function chartFor(resource: Resource<RangedChart>, rangeId: string): RangedChart | undefined {
+  return resource.data?.rangeId === rangeId ? resource.data : undefined;
+}

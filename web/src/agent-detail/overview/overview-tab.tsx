@@ -1,0 +1,30 @@
+// The agent's latest system data as readable panels: what every platform reports first, then the
+// platform's own (firewall VPN and certificates, hypervisor guests, Windows software). The data is the
+// agent's, untrusted: panels read it through safe-data and React renders every string as text.
+import { Empty } from '../../ui/widgets';
+import type { TabProps } from '../tab-props';
+import { DisksPanel, GatewaysPanel, InterfacesPanel, ServicesPanel, SystemPanel, UpdatesPanel } from './common-panels';
+import { FirewallPanels } from './firewall-panels';
+import { HypervisorPanels } from './hypervisor-panels';
+import { WindowsPanels } from './windows-panels';
+import './overview.css';
+
+export function OverviewTab({ agent, reload }: TabProps) {
+  const system = agent.system;
+  if (system === null || typeof system !== 'object') {
+    return <Empty>No system data yet: it arrives with the agent's first heartbeat.</Empty>;
+  }
+  return (
+    <div className="panels overview">
+      <SystemPanel system={system} />
+      <UpdatesPanel system={system} />
+      <DisksPanel system={system} />
+      <GatewaysPanel system={system} />
+      {agent.platform === 'linux' && <HypervisorPanels agentId={agent.id} system={system} connected={agent.connected} onChanged={reload} />}
+      <InterfacesPanel system={system} />
+      <ServicesPanel system={system} />
+      {agent.platform === 'freebsd' && <FirewallPanels system={system} />}
+      {agent.platform === 'windows' && <WindowsPanels system={system} />}
+    </div>
+  );
+}

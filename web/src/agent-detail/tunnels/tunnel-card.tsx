@@ -1,0 +1,75 @@
+// One open tunnel: where it leads, the proxy port (what the technician connects to), its traffic, how
+// to reach it from another machine, and "Close", which ends every session in it.
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { formatBytes, formatDateTime } from '../../ui/format';
+import { ConfirmButton, ErrorBanner, RelativeTime } from '../../ui/widgets';
+import { ConnectCommand } from './connect-command';
+import { connectCommand, directAddress, hostPort, suggestedListen, tunnelsPath, type Tunnel } from './tunnel-types';
+
+export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: string; tunnel: Tunnel; isNew: boolean; onClosed: () => void }) {
+  const [error, setError] = useState<unknown>();
+  const target = hostPort(tunnel.target_host, tunnel.target_port);
+  const direct = directAddress(tunnel, location.hostname);
+
+  const close = async () => {
+    setError(undefined);
+    try {
+      await api(tunnelsPath(agentId, `/tunnel/${encodeURIComponent(tunnel.tunnel_id)}`), { method: 'DELETE' });
+      onClosed();
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <article className={`card tunnel-card${isNew ? ' tunnel-new' : ''}`} data-testid="tunnel-row" aria-label={`Tunnel to ${target}`}>
+      <div className="tunnel-head">
+        <div>
+          <div className="muted">Target (from the agent)</div>
+          <h3 className="mono tunnel-target">{target}</h3>
+        </div>
+        <div className="tunnel-port" aria-label={`Proxy port ${tunnel.proxy_port}`}>
+          <span className="muted">Proxy port</span>
+          <strong className="mono">{tunnel.proxy_port}</strong>
+        </div>
+        <span className="spacer" />
+        <ConfirmButton label="Close" question={`Close the tunnel to ${target}? Open sessions end.`} busyLabel="Closing…" onConfirm={close} />
+      </div>
+      <ErrorBanner error={error} />
+      <dl className="facts tunnel-facts">
+        <dt>Listens on</dt>
+        <dd className="mono">{hostPort(tunnel.bind_address, tunnel.proxy_port)}</dd>
+        <dt>Sessions</dt>
+        <dd>{tunnel.sessions}</dd>
+        <dt>Traffic</dt>
+        <dd>
+          {formatBytes(tunnel.bytes_in)} to the target, {formatBytes(tunnel.bytes_out)} back
+          {tunnel.buffered_bytes > 0 && <span className="muted"> ({formatBytes(tunnel.buffered_bytes)} buffered)</span>}
+        </dd>
+        <dt>Opened</dt>
+        <dd>
+          {formatDateTime(tunnel.created_at)} (<RelativeTime iso={tunnel.created_at} />)
+        </dd>
+        <dt>Tunnel ID</dt>
+        <dd className="mono">{tunnel.tunnel_id}</dd>
+      </dl>
+      <p className="tunnel-how">
+        {direct ? (
+          <>
+            Connect directly to <strong className="mono">{direct}</strong> where that address is reachable, or from your machine run:
+          </>
+        ) : (
+          <>
+            The proxy port listens on the server itself only. From your machine, run this and connect to{' '}
+            <strong className="mono">{suggestedListen(tunnel.target_port)}</strong>:
+          </>
+        )}
+      </p>
+      <ConnectCommand command={connectCommand(location.origin, tunnel)} />
+      <p className="muted tunnel-note">
+        Replace <code>...</code> with a write or admin API key (or set <code>RMM_TOKEN</code> instead). The tunnel closes after 30 minutes without sessions.
+      </p>
+    </article>
+  );
+}

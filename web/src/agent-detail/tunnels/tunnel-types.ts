@@ -1,0 +1,58 @@
+// Tunnel shapes of the API (contract §8) and how the console tells a technician to reach one: the
+// proxy port directly where it is reachable, otherwise the CLI's `tunnel connect` over the WebSocket.
+export interface OpenedTunnel {
+  tunnel_id: string;
+  agent_id: string;
+  proxy_port: number;
+  bind_address: string;
+  target_host: string;
+  target_port: number;
+  created_at: string;
+  proxy_path: string;
+}
+
+export interface Tunnel extends OpenedTunnel {
+  sessions: number;
+  /** Client → target. */
+  bytes_in: number;
+  /** Target → client. */
+  bytes_out: number;
+  buffered_bytes: number;
+}
+
+/** Same rule as the server's (POST /agents/{id}/tunnel). */
+export const TARGET_HOST = /^[A-Za-z0-9.:_-]{1,253}$/;
+
+export function tunnelsPath(agentId: string, rest: string): string {
+  return `/agents/${encodeURIComponent(agentId)}${rest}`;
+}
+
+/** "host:port", with brackets around an IPv6 host so the port stays readable. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Where the proxy port can be reached directly, or null when it listens on the server's loopback only. */
+export function directAddress(tunnel: Tunnel, serverHost: string): string | null {
+  if (LOOPBACK.has(tunnel.bind_address)) return null;
+  const host = tunnel.bind_address === '0.0.0.0' || tunnel.bind_address === '::' ? serverHost : tunnel.bind_address;
+  return hostPort(host, tunnel.proxy_port);
+}
+
+/** A local port that is easy to remember: the target's plus 10000 (5900 → 15900, as in the README). */
+export function suggestedListen(targetPort: number): string {
+  const port = targetPort + 10_000 <= 65_535 ? targetPort + 10_000 : targetPort;
+  return `127.0.0.1:${port}`;
+}
+
+/** Shell-quotes a value unless it is made only of characters no shell treats specially. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9_:/.@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The README's command for this tunnel; the key stays a placeholder the technician fills in. */
+export function connectCommand(origin: string, tunnel: Pick<Tunnel, 'tunnel_id' | 'target_port'>): string {
+  return `RMM_API_KEY=... npm run cli -- tunnel connect --server ${shellWord(origin)} --tunnel ${shellWord(tunnel.tunnel_id)} --listen ${suggestedListen(tunnel.target_port)}`;
+}

@@ -1,0 +1,64 @@
+// Pre-registering an agent before it is installed: the record waits under its name (hostname
+// "(ausstehend)") and the agent that registers with that name adopts it, customer included.
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client';
+import type { Agent, Customer } from '../api/types';
+import { Link } from '../router';
+import { ErrorBanner } from '../ui/widgets';
+
+export function PreRegisterForm({ customers, onCreated }: { customers: Customer[]; onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [customerId, setCustomerId] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [created, setCreated] = useState<Agent>();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const agent = await api<Agent>('/agents', { method: 'POST', body: { name: name.trim(), customer_id: customerId ? Number(customerId) : null } });
+      setCreated(agent);
+      setName('');
+      onCreated();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card" onSubmit={(e) => void submit(e)} aria-label="Pre-register an agent">
+      <h2>Pre-register an agent</h2>
+      <p className="muted">The agent that registers with this name takes over the record, with its customer.</p>
+      <div className="row">
+        <label>
+          Name
+          <input name="agent-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={255} />
+        </label>
+        <label>
+          Customer
+          <select name="agent-customer" value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
+            <option value="">None</option>
+            {customers.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.number} {c.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Pre-registering…' : 'Pre-register'}
+        </button>
+      </div>
+      <ErrorBanner error={error} />
+      {created && (
+        <div className="banner banner-info" role="status">
+          Pre-registered <Link to={`/agents/${created.id}`}>{created.name}</Link> with id <span className="mono">{created.id}</span>.
+        </div>
+      )}
+    </form>
+  );
+}

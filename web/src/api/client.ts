@@ -1,0 +1,78 @@
+// The one way the console talks to the server: JSON over fetch with the session's bearer token. Errors
+// arrive as ApiError carrying the contract's error body; a 401 on a signed-in request ends the session
+// (expired, or signed out elsewhere) so the user lands on the sign-in page with a message.
+import { currentToken, endSession } from './session';
+
+export const API = '/api/v1';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId: string | undefined,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  signal?: AbortSignal;
+  /** Sign-in requests: a 401 there is a wrong password, not an expired session. */
+  anonymous?: boolean;
+}
+
+export function apiUrl(path: string, query?: RequestOptions['query']): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') params.set(key, String(value));
+  const qs = params.toString();
+  return `${API}${path}${qs ? `?${qs}` : ''}`;
+}
+
+async function send(path: string, options: RequestOptions): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const token = options.anonymous ? null : currentToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'NETWORK_ERROR', 'The server cannot be reached. Check the connection and try again.', undefined);
+  }
+  if (response.ok) return response;
+  const body = (await response.json().catch(() => null)) as { error?: string; code?: string; request_id?: string } | null;
+  const error = new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, body?.request_id);
+  if (response.status === 401 && !options.anonymous) endSession('Your session has ended. Please sign in again.');
+  throw error;
+}
+
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await send(path, options);
+  return (await response.json()) as T;
+}
+
+/** A non-JSON answer (a backup's XML, a text list). */
+export async function apiText(path: string, options: RequestOptions = {}): Promise<string> {
+  return (await send(path, options)).text();
+}
+
+/** Hands the browser a file to save, made from text the console already holds. */
+export function saveFile(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,39 @@
+// Shapes of the API objects the console reads (contract §2 and the OpenAPI document at /docs).
+export type Platform = 'freebsd' | 'linux' | 'windows';
+export type AgentStatus = 'online' | 'stale' | 'offline' | 'unknown';
+
+export interface Agent {
+  id: string;
+  name: string;
+  hostname: string;
+  platform: Platform | null;
+  customer_id: number | null;
+  status: AgentStatus;
+  last_heartbeat: string | null;
+  update_requested: boolean;
+  agent_version: string | null;
+  connected: boolean;
+  created_at: string;
+}
+
+/** The agent with its latest system data, exactly as the agent sent it (any shape: agents are not trusted). */
+export interface AgentDetail extends Agent {
+  system: unknown;
+}
+
+export interface AgentEvent {
+  id: number;
+  agent_id: string;
+  type: 'online' | 'offline' | 'stale' | 'connected' | 'disconnected';
+  created_at: string;
+}
+
+export interface Customer {
+  id: number;
+  number: string;
+  name: string;
+  created_at: string;
+}
+
+export const PLATFORM_LABELS: Record<Platform, string> = { freebsd: 'Firewall', linux: 'Hypervisor', windows: 'Windows' };
+export const STATUSES: readonly AgentStatus[] = ['online', 'stale', 'offline', 'unknown'];

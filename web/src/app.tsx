@@ -1,0 +1,98 @@
+// The console's shell: the sign-in page until there is a session, then the header and the page the
+// path names.
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
+import { api } from './api/client';
+import { endSession, useSessionState } from './api/session';
+import { SignInPage } from './auth/sign-in-page';
+import { AgentsPage } from './agents/agents-page';
+import { FleetPage } from './fleet/fleet-page';
+import { Link, match, usePath } from './router';
+import { Loading } from './ui/widgets';
+
+// The agent page (charts, diff, panels) is most of the code: loaded when first opened, so the fleet
+// page, where a technician starts, does not wait for it.
+const AgentPage = lazy(() => import('./agent-detail/agent-page').then((m) => ({ default: m.AgentPage })));
+
+interface Route {
+  pattern: string;
+  render: (params: Record<string, string>) => ReactNode;
+}
+
+const ROUTES: Route[] = [
+  { pattern: '/', render: () => <FleetPage /> },
+  { pattern: '/agents', render: () => <AgentsPage /> },
+  {
+    pattern: '/agents/:id/:tab?',
+    render: (p) => (
+      <Suspense fallback={<Loading />}>
+        <AgentPage id={p.id ?? ''} tab={p.tab ?? 'overview'} />
+      </Suspense>
+    ),
+  },
+];
+
+export function App() {
+  const { session, notice } = useSessionState();
+  const path = usePath();
+  if (!session) return <SignInPage notice={notice} />;
+  let page: ReactNode = <NotFound />;
+  for (const route of ROUTES) {
+    const params = match(route.pattern, path);
+    if (params) {
+      page = route.render(params);
+      break;
+    }
+  }
+  return (
+    <>
+      <Header username={session.username} path={path} />
+      <main className="page">{page}</main>
+    </>
+  );
+}
+
+function Header({ username, path }: { username: string; path: string }) {
+  useEffect(() => {
+    document.title = 'RMM console';
+  }, [path]);
+  const signOut = async () => {
+    // Ends this user's tokens on the server too; the page signs out even if the server is unreachable.
+    await api('/auth/logout', { method: 'POST', body: {} }).catch(() => undefined);
+    endSession('You have signed out.');
+  };
+  const section = path === '/' ? 'fleet' : path.startsWith('/agents') ? 'agents' : '';
+  return (
+    <header className="topbar">
+      <Link to="/" className="brand">
+        RMM
+      </Link>
+      <nav aria-label="Main">
+        <Link to="/" aria-current={section === 'fleet' ? 'page' : undefined}>
+          Fleet
+        </Link>
+        <Link to="/agents" aria-current={section === 'agents' ? 'page' : undefined}>
+          Agents
+        </Link>
+        <a href="/docs" target="_blank" rel="noreferrer">
+          API
+        </a>
+      </nav>
+      <span className="spacer" />
+      <span className="muted user">{username}</span>
+      <button type="button" onClick={() => void signOut()}>
+        Sign out
+      </button>
+    </header>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/">Back to the fleet</Link>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,98 @@
+// Sign-in in two steps when the user has two-factor authentication on: password first, then the
+// 6-digit code from the authenticator app (contract §1). A wrong code keeps the pending sign-in (it
+// allows a few tries); an expired one starts over.
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/client';
+import { startSession } from '../api/session';
+import { errorText } from '../ui/widgets';
+
+interface SignedIn {
+  token: string;
+  expires_at: string;
+  user: { username: string };
+}
+interface TotpRequired {
+  totp_required: true;
+  pending_token: string;
+  expires_at: string;
+}
+
+function describe(err: unknown, secondStep: boolean): string {
+  if (!(err instanceof ApiError) || err.code !== 'INVALID_CREDENTIALS') return errorText(err);
+  if (!secondStep) return 'Wrong username or password.';
+  return err.message.startsWith('Pending token') ? 'The sign-in has expired. Please enter your password again.' : `${err.message}. Try again.`;
+}
+
+export function SignInPage({ notice }: { notice: string | null }) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [pending, setPending] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const finish = (answer: SignedIn) => startSession({ token: answer.token, expiresAt: answer.expires_at, username: answer.user.username });
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      if (pending === null) {
+        const answer = await api<SignedIn | TotpRequired>('/auth/login', { method: 'POST', body: { username, password }, anonymous: true });
+        if ('totp_required' in answer) {
+          setPending(answer.pending_token);
+          setPassword('');
+        }
+        else finish(answer);
+      } else {
+        finish(await api<SignedIn>('/auth/2fa/validate', { method: 'POST', body: { pending_token: pending, code: code.trim() }, anonymous: true }));
+      }
+    } catch (err) {
+      setError(describe(err, pending !== null));
+      // The pending sign-in expired, was used or ran out of tries: start again from the password.
+      if (pending !== null && err instanceof ApiError && err.message.startsWith('Pending token')) {
+        setPending(null);
+        setCode('');
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="sign-in">
+      <form onSubmit={(e) => void submit(e)} className="card sign-in-card" aria-label="Sign in">
+        <h1>RMM console</h1>
+        {notice && !error && <div className="banner banner-info" role="status">{notice}</div>}
+        {error && <div className="banner banner-error" role="alert">{error}</div>}
+        {pending === null ? (
+          <>
+            <label>
+              Username
+              <input name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required autoFocus />
+            </label>
+            <label>
+              Password
+              <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+            </label>
+          </>
+        ) : (
+          <label>
+            Authentication code
+            <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} required autoFocus />
+            <small className="muted">The 6-digit code from your authenticator app.</small>
+          </label>
+        )}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Signing in…' : pending === null ? 'Sign in' : 'Verify'}
+        </button>
+        {pending !== null && (
+          <button type="button" className="link" onClick={() => { setPending(null); setCode(''); setError(null); }}>
+            Use another account
+          </button>
+        )}
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,51 @@
+// Loads data for a page and, when asked, refreshes it on a timer while the tab is visible. The previous
+// data stays on screen during a refresh, so lists do not flicker.
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: Error | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[], options: { refreshMs?: number } = {}): Resource<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<Error>();
+  const [loading, setLoading] = useState(true);
+  const [generation, setGeneration] = useState(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+
+  useEffect(() => {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      setLoading(true);
+      try {
+        const value = await loadRef.current(controller.signal);
+        if (controller.signal.aborted) return;
+        setData(value);
+        setError(undefined);
+      } catch (err) {
+        if (controller.signal.aborted) return;
+        setError(err as Error);
+      } finally {
+        if (!controller.signal.aborted) setLoading(false);
+      }
+      if (options.refreshMs && !controller.signal.aborted) timer = setTimeout(tick, options.refreshMs);
+    };
+    const tick = () => {
+      if (document.visibilityState === 'hidden') timer = setTimeout(tick, options.refreshMs);
+      else void run();
+    };
+    void run();
+    return () => {
+      controller.abort();
+      clearTimeout(timer);
+    };
+  }, [...deps, generation, options.refreshMs]);
+
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { data, error, loading, reload };
+}
