@@ -158,12 +158,14 @@ function AttentionTable({ items }: { items: AttentionItem[] }) {
               <td>
                 <StatusBadge status={agent.status} />
               </td>
-              <td className="reasons">
-                {reasons.map((r, i) => (
-                  <Badge key={i} tone={REASON_TONE[r.kind]}>
-                    {r.message}
-                  </Badge>
-                ))}
+              <td>
+                <div className="reasons">
+                  {reasons.map((r, i) => (
+                    <Badge key={i} tone={REASON_TONE[r.kind]}>
+                      {r.message}
+                    </Badge>
+                  ))}
+                </div>
               </td>
               <td>
                 <RelativeTime iso={agent.last_heartbeat} />
