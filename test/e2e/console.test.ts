@@ -93,7 +93,7 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
     await page.getByRole('button', { name: '1 h' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('1h');
     await cpu.locator('canvas').waitFor();
-    await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0);
+    await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0);
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'agent-metrics.png'), fullPage: true });
     await page.getByRole('button', { name: '24 h' }).click();
