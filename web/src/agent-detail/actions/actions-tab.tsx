@@ -9,16 +9,18 @@ import { CommandOutcome, UpdatePanel } from './update-panel';
 
 export function ActionsTab({ agent, reload }: TabProps) {
   return (
-    <div className="panels">
+    <>
       {!agent.connected && (
         <div className="banner banner-warn" role="status">
           The agent is not connected now: commands will fail until it reconnects.
         </div>
       )}
-      <ExecPanel agentId={agent.id} />
-      <UpdatePanel agentId={agent.id} onDone={reload} />
-      <RebootPanel agentId={agent.id} onDone={reload} />
-    </div>
+      <div className="panels">
+        <ExecPanel agentId={agent.id} />
+        <UpdatePanel agentId={agent.id} onDone={reload} />
+        <RebootPanel agentId={agent.id} onDone={reload} />
+      </div>
+    </>
   );
 }
 

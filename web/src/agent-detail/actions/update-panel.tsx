@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { ConfirmButton, ErrorBanner } from '../../ui/widgets';
 import { useAgentCommand, waitingText, type CommandState } from './agent-command';
+import { AnswerView } from './answer-view';
 
 export function UpdatePanel({ agentId, onDone }: { agentId: string; onDone: () => void }) {
   const check = useAgentCommand(agentId, 'update-check');
@@ -74,7 +75,7 @@ export function CommandOutcome({ title, state }: { title: string; state: Command
         </p>
       )}
       <ErrorBanner error={state.error} />
-      {state.result !== undefined && <pre>{JSON.stringify(state.result, null, 2)}</pre>}
+      {state.result !== undefined && <AnswerView answer={state.result} />}
     </div>
   );
 }
