@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
-import { platformSchema, statusSchema } from '../agents/agents.schemas.js';
+import { agentSchema } from '../agents/agents.schemas.js';
 import type { AttentionService } from './attention.service.js';
 
 const query = z.object({
@@ -24,15 +24,7 @@ const reasonSchema = z.object({
 
 const itemSchema = z
   .object({
-    agent: z.object({
-      id: z.string(),
-      name: z.string(),
-      hostname: z.string(),
-      platform: platformSchema.nullable(),
-      customer_id: z.number().int().nullable(),
-      status: statusSchema,
-      last_heartbeat: timestampSchema.nullable(),
-    }),
+    agent: agentSchema.pick({ id: true, name: true, hostname: true, platform: true, customer_id: true, status: true, last_heartbeat: true }),
     reasons: z.array(reasonSchema).min(1),
   })
   .meta({ id: 'AttentionItem' });
