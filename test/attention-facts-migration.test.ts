@@ -1,23 +1,18 @@
 // Migration 0009 fills agent_attention_facts from the system data agents stored before it existed, so
-// an upgraded server's attention list is complete before the next heartbeats arrive. Run on the
-// embedded database (the SQL is the same on PostgreSQL, whose pass runs the other attention tests).
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+// an upgraded server's attention list is complete before the next heartbeats arrive. Run on an
+// in-memory embedded database migrated step by step (the SQL is the same on PostgreSQL).
+import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { createDb, type DbHandle } from '../src/db/create-db.js';
+import { wrapPglite, type DbHandle } from '../src/db/create-db.js';
 import { migrateToLatest, RMM_MIGRATIONS } from '../src/db/migrator.js';
-import { createLogger } from '../src/platform/logger.js';
 import { fixtureText } from './helpers/fixtures.js';
 
 describe('migration 0009_attention_facts', () => {
-  let dataDir: string;
   let handle: DbHandle;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-attention-migration-'));
-    handle = await createDb({ databaseUrl: undefined, dataDir }, createLogger({ level: 'silent' }));
+    handle = wrapPglite(await PGlite.create(), 'migration 0009 test');
     const before = migrations.findIndex(([name]) => name === '0009_attention_facts');
     await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, before) });
     const agent = (id: string, system: string | null) => ({ id, name: id, hostname: id, platform: 'freebsd' as const, system, created_at: new Date() });
@@ -32,10 +27,7 @@ describe('migration 0009_attention_facts', () => {
       .execute();
     expect((await migrateToLatest(handle)).applied).toEqual(['0009_attention_facts']);
   });
-  afterAll(async () => {
-    await handle?.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => handle?.close());
 
   it('fills the facts of every agent with an object of system data, type-guarded', async () => {
     const rows = await handle.db.selectFrom('agent_attention_facts').selectAll().orderBy('agent_id').execute();
