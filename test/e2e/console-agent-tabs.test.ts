@@ -1,7 +1,8 @@
 // The agent page's other tabs in headless Chromium, against the real server and two reference agents (a
 // firewall sending the fixture's system data with a hostile service name, and a hypervisor host with
-// its simulated guests): the overview panels, a guest started from its row, the events list and its
-// filter, a WireGuard peer added (config and QR code shown once) and deleted, and the session's end.
+// its simulated guests): the agents list, the overview panels, a guest started from its row, the events
+// list and its filter, a WireGuard peer added (config and QR code shown once) and deleted, and the
+// session's end.
 import { readFile, rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,26 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
   };
   const open = (agent: LiveAgent, tab: string) => page.goto(`${server.url}/agents/${agent.id}/${tab}`);
   const panel = (title: string) => page.getByRole('region', { name: title, exact: true });
+
+  it('lists agents with search, status filter and sorting in the URL, and pre-registers one', async () => {
+    await page.goto(`${server.url}/agents`);
+    const names = () => page.getByTestId('agent-row').locator('td:first-child').allTextContents();
+    await expect.poll(names, { timeout: 15_000 }).toEqual(['fw-tabs', 'pve-tabs']);
+    await page.getByRole('button', { name: /^Name( ▲| ▼)?$/ }).click();
+    await expect.poll(names).toEqual(['pve-tabs', 'fw-tabs']);
+    expect(new URL(page.url()).searchParams.get('dir')).toBe('desc');
+    await page.getByLabel('Search').fill('pve');
+    await expect.poll(names).toEqual(['pve-tabs']);
+
+    const form = page.getByRole('form', { name: 'Pre-register an agent' });
+    await form.getByLabel('Name').fill('fw-coming-soon');
+    await form.getByRole('button', { name: 'Pre-register' }).click();
+    await expect.poll(() => form.getByRole('status').textContent(), { timeout: 15_000 }).toContain('Pre-registered fw-coming-soon');
+    await page.getByLabel('Search').fill('');
+    await page.getByLabel('Status').selectOption('unknown');
+    await expect.poll(names).toEqual(['fw-coming-soon']);
+    expect(new URL(page.url()).searchParams.get('status')).toBe('unknown');
+  });
 
   it("shows the firewall's system data as panels, agent strings as text", async () => {
     await open(firewall, 'overview');
