@@ -1,33 +1,23 @@
 // Pre-registering an agent before it is installed: the record waits under its name (hostname
 // "(ausstehend)") and the agent that registers with that name adopts it, customer included.
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import type { Agent, Customer } from '../api/types';
 import { Link } from '../router';
 import { ErrorBanner } from '../ui/widgets';
+import { useSubmit } from '../ui/use-submit';
 
 export function PreRegisterForm({ customers, onCreated }: { customers: Customer[]; onCreated: () => void }) {
   const [name, setName] = useState('');
   const [customerId, setCustomerId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
   const [created, setCreated] = useState<Agent>();
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const agent = await api<Agent>('/agents', { method: 'POST', body: { name: name.trim(), customer_id: customerId ? Number(customerId) : null } });
-      setCreated(agent);
-      setName('');
-      onCreated();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const agent = await api<Agent>('/agents', { method: 'POST', body: { name: name.trim(), customer_id: customerId ? Number(customerId) : null } });
+    setCreated(agent);
+    setName('');
+    onCreated();
+  });
 
   return (
     <form className="card" onSubmit={(e) => void submit(e)} aria-label="Pre-register an agent">

@@ -53,7 +53,9 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
   if (response.ok) return response;
   const body = (await response.json().catch(() => null)) as { error?: string; code?: string; request_id?: string } | null;
   const error = new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, body?.request_id);
-  if (response.status === 401 && !options.anonymous) endSession('Your session has ended. Please sign in again.');
+  // INVALID_CREDENTIALS on a signed-in request is a wrong password or code the user just typed (2FA
+  // confirm or disable), not a session that ended (UNAUTHORIZED).
+  if (response.status === 401 && !options.anonymous && error.code !== 'INVALID_CREDENTIALS') endSession('Your session has ended. Please sign in again.');
   throw error;
 }
 

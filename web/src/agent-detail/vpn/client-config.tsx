@@ -4,7 +4,7 @@
 import { useEffect, useRef } from 'react';
 import { saveFile } from '../../api/client';
 import { ConfirmButton } from '../../ui/widgets';
-import { QrCode } from './qr-code';
+import { QrCode } from '../../ui/qr-code';
 import { confFileName, type VpnPeerCreated } from './vpn-types';
 
 export function ClientConfig({ peer, onClose }: { peer: VpnPeerCreated; onClose: () => void }) {

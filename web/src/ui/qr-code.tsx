@@ -1,6 +1,6 @@
-// A QR code drawn as SVG from React elements (no HTML strings, nothing the CSP would block), so a phone's
-// WireGuard app can scan the client configuration. Dark modules of a row are merged into one <rect>
-// per run, which keeps a version-10 code at a few hundred elements.
+// A QR code drawn as SVG from React elements (no HTML strings, nothing the CSP would block), for a
+// phone to scan: a WireGuard client configuration, a TOTP enrolment. Dark modules of a row are merged
+// into one <rect> per run, which keeps a version-10 code at a few hundred elements.
 import qrcode from 'qrcode-generator';
 import { useMemo } from 'react';
 
