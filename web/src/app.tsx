@@ -4,9 +4,14 @@ import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { api } from './api/client';
 import { endSession, useSessionState } from './api/session';
 import { SignInPage } from './auth/sign-in-page';
+import { AccountPage } from './account/account-page';
 import { AgentsPage } from './agents/agents-page';
+import { CustomerPage } from './customers/customer-page';
+import { CustomersPage } from './customers/customers-page';
 import { FleetPage } from './fleet/fleet-page';
+import { KeysPage } from './keys/keys-page';
 import { Link, match, usePath } from './router';
+import { UsersPage } from './users/users-page';
 import { Loading } from './ui/widgets';
 
 // The agent page (charts, diff, panels) is most of the code: loaded when first opened, so the fleet
@@ -21,6 +26,11 @@ interface Route {
 const ROUTES: Route[] = [
   { pattern: '/', render: () => <FleetPage /> },
   { pattern: '/agents', render: () => <AgentsPage /> },
+  { pattern: '/customers', render: () => <CustomersPage /> },
+  { pattern: '/customers/:id', render: (p) => <CustomerPage id={p.id ?? ''} /> },
+  { pattern: '/users', render: () => <UsersPage /> },
+  { pattern: '/keys', render: () => <KeysPage /> },
+  { pattern: '/account', render: () => <AccountPage /> },
   {
     pattern: '/agents/:id/:tab?',
     render: (p) => (
@@ -51,6 +61,14 @@ export function App() {
   );
 }
 
+const NAV: readonly { to: string; label: string }[] = [
+  { to: '/', label: 'Fleet' },
+  { to: '/agents', label: 'Agents' },
+  { to: '/customers', label: 'Customers' },
+  { to: '/users', label: 'Users' },
+  { to: '/keys', label: 'API keys' },
+];
+
 function Header({ username, path }: { username: string; path: string }) {
   useEffect(() => {
     document.title = 'RMM console';
@@ -60,25 +78,26 @@ function Header({ username, path }: { username: string; path: string }) {
     await api('/auth/logout', { method: 'POST', body: {} }).catch(() => undefined);
     endSession('You have signed out.');
   };
-  const section = path === '/' ? 'fleet' : path.startsWith('/agents') ? 'agents' : '';
+  const section = NAV.find((n) => (n.to === '/' ? path === '/' : path.startsWith(n.to)))?.to;
   return (
     <header className="topbar">
       <Link to="/" className="brand">
         RMM
       </Link>
       <nav aria-label="Main">
-        <Link to="/" aria-current={section === 'fleet' ? 'page' : undefined}>
-          Fleet
-        </Link>
-        <Link to="/agents" aria-current={section === 'agents' ? 'page' : undefined}>
-          Agents
-        </Link>
+        {NAV.map((n) => (
+          <Link key={n.to} to={n.to} aria-current={section === n.to ? 'page' : undefined}>
+            {n.label}
+          </Link>
+        ))}
         <a href="/docs" target="_blank" rel="noreferrer">
           API
         </a>
       </nav>
       <span className="spacer" />
-      <span className="muted user">{username}</span>
+      <Link to="/account" className="muted user" aria-current={path === '/account' ? 'page' : undefined}>
+        {username}
+      </Link>
       <button type="button" onClick={() => void signOut()}>
         Sign out
       </button>

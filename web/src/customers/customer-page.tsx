@@ -1,0 +1,175 @@
+// One customer: its number and name (editable), its agents with the key each last used, its API keys and
+// the rules for automatic Windows software updates. Deleting it deletes its keys and unassigns its agents.
+import { useState } from 'react';
+import { api } from '../api/client';
+import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
+import { ApiKeysPanel } from '../keys/api-keys-panel';
+import { Link, navigate } from '../router';
+import { useActionError } from '../ui/use-action-error';
+import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
+import { useResource } from '../use-resource';
+import { WauSection } from './wau-rules';
+import './customers.css';
+import { useSubmit } from '../ui/use-submit';
+
+/** An agent as the customer's list returns it: with the hint of the key of its latest heartbeat. */
+interface CustomerAgent extends Agent {
+  last_api_key: string;
+}
+
+const AGENTS_REFRESH_MS = 30_000;
+
+export function CustomerPage({ id }: { id: string }) {
+  // The route gives any text; the API only knows positive integers, so anything else is not found here.
+  const customerId = /^[1-9]\d{0,9}$/.test(id) ? Number(id) : undefined;
+  const customer = useResource(
+    (signal) => (customerId === undefined ? Promise.reject(new Error(`There is no customer "${id}".`)) : api<Customer>(`/customers/${customerId}`, { signal })),
+    [customerId, id],
+  );
+  if (!customer.data) {
+    return (
+      <section>
+        <p className="crumbs">
+          <Link to="/customers">Customers</Link>
+        </p>
+        {customer.error ? <ErrorBanner error={customer.error} /> : <Loading />}
+      </section>
+    );
+  }
+  const c = customer.data;
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/customers">Customers</Link> / {c.name}
+      </p>
+      <CustomerHeader customer={c} onSaved={customer.reload} />
+      <h2>Agents</h2>
+      <CustomerAgents customerId={c.id} />
+      <h2>API keys</h2>
+      <ApiKeysPanel customers={[c]} customerId={c.id} />
+      <WauSection customerId={c.id} />
+    </section>
+  );
+}
+
+function CustomerHeader({ customer, onSaved }: { customer: Customer; onSaved: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const { error, guard } = useActionError();
+  const remove = () => guard(async () => {
+    await api(`/customers/${customer.id}`, { method: 'DELETE' });
+    navigate('/customers');
+  });
+  if (editing) {
+    return (
+      <EditCustomerForm
+        customer={customer}
+        onDone={(saved) => {
+          setEditing(false);
+          if (saved) onSaved();
+        }}
+      />
+    );
+  }
+  return (
+    <>
+      <div className="customer-head">
+        <h1>
+          <span className="mono">{customer.number}</span> {customer.name}
+        </h1>
+        <button type="button" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+        <ConfirmButton
+          label="Delete customer"
+          question={`Delete customer "${customer.name}"? Its API keys are deleted and its agents become unassigned.`}
+          busyLabel="Deleting…"
+          onConfirm={remove}
+        />
+      </div>
+      <p className="muted">
+        Created <RelativeTime iso={customer.created_at} />
+      </p>
+      <ErrorBanner error={error} />
+    </>
+  );
+}
+
+function EditCustomerForm({ customer, onDone }: { customer: Customer; onDone: (saved: boolean) => void }) {
+  const [number, setNumber] = useState(customer.number);
+  const [name, setName] = useState(customer.name);
+  // On an error the form stays open with what was typed, so a taken number can be corrected.
+  const { busy, error, submit } = useSubmit(async () => {
+    await api<Customer>(`/customers/${customer.id}`, { method: 'PUT', body: { number: number.trim(), name: name.trim() } });
+    onDone(true);
+  });
+  return (
+    <form className="card customer-edit" onSubmit={(e) => void submit(e)} aria-label="Edit the customer">
+      <div className="row">
+        <label>
+          Customer number
+          <input value={number} onChange={(e) => setNumber(e.target.value)} required maxLength={64} />
+        </label>
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+        </label>
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" onClick={() => onDone(false)} disabled={busy}>
+          Cancel
+        </button>
+      </div>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}
+
+function CustomerAgents({ customerId }: { customerId: number }) {
+  const agents = useResource((signal) => api<CustomerAgent[]>(`/customers/${customerId}/agents`, { signal }), [customerId], {
+    refreshMs: AGENTS_REFRESH_MS,
+  });
+  if (!agents.data) return agents.error ? <ErrorBanner error={agents.error} /> : <Loading />;
+  const list = [...agents.data].sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    <>
+      <ErrorBanner error={agents.error} />
+      {list.length === 0 ? (
+        <Empty>No agents yet. Agents that register with one of this customer's API keys, or are assigned to it, appear here.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table data-testid="customer-agents-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Hostname</th>
+                <th>Platform</th>
+                <th>Status</th>
+                <th>Last heartbeat</th>
+                <th>Last API key</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((a) => (
+                <tr key={a.id} data-testid="customer-agent-row">
+                  <td>
+                    <Link to={`/agents/${encodeURIComponent(a.id)}`}>{a.name}</Link>
+                  </td>
+                  <td>{a.hostname}</td>
+                  <td>{a.platform ? PLATFORM_LABELS[a.platform] : <span className="muted">–</span>}</td>
+                  <td>
+                    <StatusBadge status={a.status} />
+                  </td>
+                  <td>
+                    <RelativeTime iso={a.last_heartbeat} />
+                  </td>
+                  <td className="mono">{a.last_api_key || <span className="muted">none yet</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+// The software on the customer's Windows agents, one row per program and publisher with how many agents
+// have which version. Names and publishers come from the agents (untrusted): rendered as text only.
+import { useMemo, useState } from 'react';
+import { api } from '../api/client';
+import { Empty, ErrorBanner, Loading } from '../ui/widgets';
+import { useResource } from '../use-resource';
+import { ActionBadge, type WauAction, type WauRule } from './wau-rules';
+
+export interface WauInventoryItem {
+  name: string;
+  /** "" when the program names none. */
+  publisher: string;
+  /** Agents that have the program, in any version. */
+  agent_count: number;
+  /** Newest first; a version is "" when the program names none. */
+  versions: Array<{ version: string; agent_count: number }>;
+}
+
+const REFRESH_MS = 60_000;
+const VERSIONS_SHOWN = 3;
+
+export function SoftwareInventory({
+  customerId,
+  rules,
+  onStartRule,
+}: {
+  customerId: number;
+  rules: readonly WauRule[];
+  onStartRule: (softwareName: string, action: WauAction) => void;
+}) {
+  const inventory = useResource((signal) => api<WauInventoryItem[]>(`/customers/${customerId}/wau/inventory`, { signal }), [customerId], {
+    refreshMs: REFRESH_MS,
+  });
+  const [filter, setFilter] = useState('');
+  const shown = useMemo(() => {
+    const needle = filter.trim().toLowerCase();
+    const all = inventory.data ?? [];
+    return needle ? all.filter((i) => i.name.toLowerCase().includes(needle) || i.publisher.toLowerCase().includes(needle)) : all;
+  }, [inventory.data, filter]);
+  // Rules name packages by winget id, the inventory by display name: a rule whose display name is the
+  // program's name is the best match there is, and shown so the same rule is not started twice.
+  const ruleByName = useMemo(() => new Map(rules.map((r) => [r.display_name.toLowerCase(), r])), [rules]);
+
+  return (
+    <div className="wau-inventory">
+      <h3>Software on the Windows agents {inventory.data && <span className="muted">({inventory.data.length})</span>}</h3>
+      <p className="muted">Agents report programs by name, not by winget id: Allow and Block fill in the rule form; add the package id there.</p>
+      <div className="row" role="search">
+        <label>
+          Filter software
+          <input type="search" placeholder="Name or publisher" value={filter} onChange={(e) => setFilter(e.target.value)} maxLength={200} />
+        </label>
+      </div>
+      <ErrorBanner error={inventory.error} />
+      {!inventory.data ? (
+        !inventory.error && <Loading />
+      ) : shown.length === 0 ? (
+        <Empty>{filter.trim() ? 'No program matches.' : 'No software reported yet by this customer’s Windows agents.'}</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table data-testid="inventory-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Version</th>
+                <th>Publisher</th>
+                <th className="num">Agents</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((item) => {
+                const rule = ruleByName.get(item.name.toLowerCase());
+                return (
+                  <tr key={`${item.name}\u0000${item.publisher}`} data-testid="inventory-row">
+                    <td>{item.name}</td>
+                    <td>
+                      <Versions versions={item.versions} />
+                    </td>
+                    <td>{item.publisher || <span className="muted">–</span>}</td>
+                    <td className="num">{item.agent_count}</td>
+                    <td>
+                      <div className="inventory-actions">
+                        {rule && <ActionBadge action={rule.action} />}
+                        <button type="button" onClick={() => onStartRule(item.name, 'allow')}>
+                          Allow
+                        </button>
+                        <button type="button" onClick={() => onStartRule(item.name, 'block')}>
+                          Block
+                        </button>
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The newest few versions with their agent counts; the rest on hover, so a row stays one line or two. */
+function Versions({ versions }: { versions: WauInventoryItem['versions'] }) {
+  const label = (v: WauInventoryItem['versions'][number]) => `${v.version || 'unknown'} (${v.agent_count})`;
+  const rest = versions.slice(VERSIONS_SHOWN);
+  return (
+    <span className="wau-versions mono">
+      {versions.slice(0, VERSIONS_SHOWN).map((v) => (
+        <span key={v.version}>{label(v)}</span>
+      ))}
+      {rest.length > 0 && (
+        <span className="muted" title={rest.map(label).join(', ')}>
+          +{rest.length} more
+        </span>
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,123 @@
+// API keys: the list (name, hint, permission, scope) with delete, and a form that creates one and shows
+// the key once. On a customer's page the scope is that customer and the list is its keys.
+import { useState } from 'react';
+import { api } from '../api/client';
+import type { Customer } from '../api/types';
+import { useActionError } from '../ui/use-action-error';
+import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { SecretOnce } from '../ui/secret-once';
+import { useResource } from '../use-resource';
+import { PERMISSIONS, type ApiKey, type CreatedApiKey, type Permission } from './key-types';
+import { useSubmit } from '../ui/use-submit';
+
+export function ApiKeysPanel({ customers, customerId }: { customers: readonly Customer[]; customerId?: number }) {
+  const path = customerId === undefined ? '/apikeys' : `/customers/${customerId}/apikeys`;
+  const keys = useResource((signal) => api<ApiKey[]>(path, { signal }), [path]);
+  const [created, setCreated] = useState<CreatedApiKey>();
+  const { error, guard } = useActionError();
+  const customerName = (id: number | null) => (id === null ? 'all customers' : (customers.find((c) => c.id === id)?.name ?? `customer #${id}`));
+  const remove = (key: ApiKey) => guard(async () => {
+    await api(`/apikeys/${key.id}`, { method: 'DELETE' });
+    keys.reload();
+  });
+
+  return (
+    <section className="api-keys" aria-label="API keys">
+      <CreateKeyForm
+        customers={customers}
+        customerId={customerId}
+        onCreated={(key) => {
+          setCreated(key);
+          keys.reload();
+        }}
+      />
+      {created && <SecretOnce label={`API key "${created.name}"`} secret={created.key} onDismiss={() => setCreated(undefined)} />}
+      <ErrorBanner error={keys.error ?? error} />
+      {!keys.data ? (
+        !keys.error && <Loading />
+      ) : keys.data.length === 0 ? (
+        <Empty>No API keys yet.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table data-testid="api-keys-table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Key</th>
+                <th>Permission</th>
+                <th>Scope</th>
+                <th>Created</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.map((key) => (
+                <tr key={key.id} data-testid="api-key-row">
+                  <td>{key.name}</td>
+                  <td className="mono">{key.key_hint}</td>
+                  <td>{key.permissions}</td>
+                  <td>{customerName(key.customer_id)}</td>
+                  <td>
+                    <RelativeTime iso={key.created_at} />
+                  </td>
+                  <td>
+                    <ConfirmButton label="Delete" question={`Delete key "${key.name}"? Whatever uses it stops working.`} busyLabel="Deleting…" onConfirm={() => remove(key)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function CreateKeyForm({ customers, customerId, onCreated }: { customers: readonly Customer[]; customerId?: number; onCreated: (key: CreatedApiKey) => void }) {
+  const [name, setName] = useState('');
+  const [permissions, setPermissions] = useState<Permission>('read');
+  const [scope, setScope] = useState(customerId === undefined ? '' : String(customerId));
+  const { busy, error, submit } = useSubmit(async () => {
+    const body = { name: name.trim(), permissions, customer_id: scope === '' ? null : Number(scope) };
+    onCreated(await api<CreatedApiKey>('/apikeys', { method: 'POST', body }));
+    setName('');
+  });
+  return (
+    <form className="card" onSubmit={(e) => void submit(e)} aria-label="Create an API key">
+      <h2>Create an API key</h2>
+      <div className="row">
+        <label>
+          Key name
+          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="Agents of Bäckerei" />
+        </label>
+        <label>
+          Permission
+          <select value={permissions} onChange={(e) => setPermissions(e.target.value as Permission)}>
+            {PERMISSIONS.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {customerId === undefined && (
+          <label>
+            Scope
+            <select value={scope} onChange={(e) => setScope(e.target.value)}>
+              <option value="">All customers</option>
+              {customers.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.number} {c.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create key'}
+        </button>
+      </div>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}
