@@ -1,0 +1,134 @@
+// The console's administration pages in headless Chromium against the real server (issue 16, first
+// part): a customer created and given a scoped API key (shown once, then only its hint), a new user
+// created, who turns on two-factor sign-in from their account page with the QR code's secret and then
+// signs in with a code.
+import { rm } from 'node:fs/promises';
+import { generate } from 'otplib';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole, launchBrowser, watchForTrouble } from '../helpers/browser.js';
+import { adminToken, apiKey } from '../helpers/identity.js';
+import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import { ShiftedClock } from '../helpers/shifted-clock.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
+
+const ADMIN_PASSWORD = 'admin-password-1';
+const ANNA_PASSWORD = 'anna-password-7';
+
+describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  const clock = new ShiftedClock();
+  let webDir: string;
+  let server: LiveServer;
+  let browser: Browser;
+  let page: Page;
+  let trouble: string[];
+  let scopedKey: string;
+
+  const signIn = async (username: string, password: string) => {
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+  const signOut = async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  };
+
+  beforeAll(async () => {
+    webDir = await buildConsole();
+    server = await startLiveServer({ clock, env: { WEB_CONSOLE_DIR: webDir } });
+    await adminToken(server, 'admin', ADMIN_PASSWORD);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    trouble = watchForTrouble(page);
+    await page.goto(`${server.url}/`);
+    await signIn('admin', ADMIN_PASSWORD);
+    await page.getByTestId('count-online').waitFor();
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (webDir) await rm(webDir, { recursive: true, force: true });
+  });
+
+  it('creates a customer and a key scoped to it, shown once and then only as its hint', async () => {
+    await page.getByRole('link', { name: 'Customers', exact: true }).click();
+    await page.getByLabel('Customer number').fill('10001');
+    await page.getByLabel('Name', { exact: true }).fill('Bäckerei Sonnenschein GmbH');
+    await page.getByRole('button', { name: 'Create customer' }).click();
+    const row = page.getByTestId('customer-row').filter({ hasText: 'Bäckerei Sonnenschein GmbH' });
+    await row.waitFor({ timeout: 15_000 });
+    await row.getByRole('link').first().click();
+    await page.getByRole('heading', { name: /Bäckerei Sonnenschein GmbH/ }).waitFor();
+
+    await page.getByLabel('Key name').fill('Buchhaltung read');
+    await page.getByLabel('Permission').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    scopedKey = ((await page.getByTestId('secret-value').textContent()) ?? '').trim();
+    expect(scopedKey.length).toBeGreaterThan(20);
+    const keyRow = page.getByTestId('api-key-row').filter({ hasText: 'Buchhaltung read' });
+    await keyRow.waitFor();
+    expect(await keyRow.textContent()).toContain(scopedKey.slice(0, 8));
+    expect(await keyRow.textContent()).not.toContain(scopedKey);
+    expect(await keyRow.textContent()).toContain('Bäckerei Sonnenschein GmbH');
+
+    // The key works, within its customer only: an unscoped list of customers shows just this one.
+    const res = await server.app.inject({ method: 'GET', url: '/api/v1/customers', headers: apiKey(scopedKey) });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((res.json() as Array<{ name: string }>).map((c) => c.name)).toEqual(['Bäckerei Sonnenschein GmbH']);
+
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByTestId('secret-once').count()).toBe(0);
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await expect.poll(() => page.getByTestId('api-key-row').filter({ hasText: 'Buchhaltung read' }).count()).toBe(1);
+  });
+
+  it('creates a user who turns on two-factor sign-in and then signs in with a code', async () => {
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
+    await page.getByLabel('Username').fill('anna');
+    await page.getByLabel('Password').fill(ANNA_PASSWORD);
+    await page.getByRole('button', { name: 'Create user' }).click();
+    await page.getByTestId('user-row').filter({ hasText: 'anna' }).waitFor({ timeout: 15_000 });
+    await signOut();
+
+    await signIn('anna', ANNA_PASSWORD);
+    await page.getByRole('link', { name: 'anna' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+    await page.locator('svg.qr-code').waitFor();
+    const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').replace(/\s/g, '');
+    expect(secret).toMatch(/^[A-Z2-7]{16,}=*$/);
+    // Confirmed with a code of a minute ago (the server's clock set back too), so the code the sign-in
+    // below uses belongs to a later time step and is not refused as a replay.
+    // A mistyped code is refused on the page and does not end the session.
+    await page.getByLabel('Authentication code').fill(wrongCode(await generate({ secret, epoch: Math.floor(Date.now() / 1000) })));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    clock.offsetMs = -60_000;
+    try {
+      await page.getByLabel('Authentication code').fill(await generate({ secret, epoch: Math.floor(clock.now().getTime() / 1000) }));
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      await expect.poll(() => page.getByText('Two-factor sign-in is on').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    } finally {
+      clock.offsetMs = 0;
+    }
+    await signOut();
+
+    await signIn('anna', ANNA_PASSWORD);
+    await page.getByLabel('Authentication code').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) }));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    // Signed in again where she signed out: her account page, now saying 2FA is on.
+    await expect.poll(() => page.getByText('Two-factor sign-in is on').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await page.getByRole('link', { name: 'anna' }).count()).toBe(1);
+  });
+
+  it('met no page errors, CSP violations or dialogs', () => {
+    // The deliberately wrong code above is answered 401; the browser logs that failed request.
+    expect(trouble.filter((t) => !t.includes('401 (Unauthorized)'))).toEqual([]);
+  });
+});
+
+/** A six-digit code that is certainly not the current one. */
+function wrongCode(current: string): string {
+  return current === '000000' ? '111111' : '000000';
+}
