@@ -10,6 +10,8 @@ import { CustomerPage } from './customers/customer-page';
 import { CustomersPage } from './customers/customers-page';
 import { FleetPage } from './fleet/fleet-page';
 import { KeysPage } from './keys/keys-page';
+import { TaskPage } from './tasks/task-page';
+import { TasksPage } from './tasks/tasks-page';
 import { Link, match, usePath } from './router';
 import { UsersPage } from './users/users-page';
 import { Loading } from './ui/widgets';
@@ -28,6 +30,8 @@ const ROUTES: Route[] = [
   { pattern: '/agents', render: () => <AgentsPage /> },
   { pattern: '/customers', render: () => <CustomersPage /> },
   { pattern: '/customers/:id', render: (p) => <CustomerPage id={p.id ?? ''} /> },
+  { pattern: '/tasks', render: () => <TasksPage /> },
+  { pattern: '/tasks/:id', render: (p) => <TaskPage id={p.id ?? ''} /> },
   { pattern: '/users', render: () => <UsersPage /> },
   { pattern: '/keys', render: () => <KeysPage /> },
   { pattern: '/account', render: () => <AccountPage /> },
@@ -65,6 +69,7 @@ const NAV: readonly { to: string; label: string }[] = [
   { to: '/', label: 'Fleet' },
   { to: '/agents', label: 'Agents' },
   { to: '/customers', label: 'Customers' },
+  { to: '/tasks', label: 'Tasks' },
   { to: '/users', label: 'Users' },
   { to: '/keys', label: 'API keys' },
 ];

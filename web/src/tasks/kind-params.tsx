@@ -1,0 +1,81 @@
+// The inputs for a task kind's params (only the ones that kind has), and the params object they make.
+// The limits are the server's (task-kinds.ts, commands.schemas.ts), so the browser catches most
+// mistakes before a round trip; the server still has the last word.
+import type { TaskKind } from './task-types';
+
+/** Every kind's inputs in one place, so switching kinds back and forth keeps what was typed. */
+export interface ParamsDraft {
+  reboot: boolean;
+  version: string;
+  delay: string;
+  command: string;
+  timeout: string;
+}
+
+export const EMPTY_PARAMS: ParamsDraft = { reboot: false, version: '', delay: '0', command: '', timeout: '60' };
+
+export function paramsFor(kind: TaskKind, d: ParamsDraft): Record<string, unknown> {
+  switch (kind) {
+    case 'update':
+    case 'security_update':
+      return { reboot: d.reboot };
+    case 'dist_upgrade':
+      return { version: d.version.trim(), reboot: d.reboot };
+    case 'reboot':
+      return { delay: Number(d.delay) };
+    case 'exec':
+      // Sent as typed: leading spaces or a trailing newline can matter to a shell.
+      return { command: d.command, timeout: Number(d.timeout) };
+    default:
+      return {};
+  }
+}
+
+export function KindParams({ kind, draft, onChange }: { kind: TaskKind; draft: ParamsDraft; onChange: (draft: ParamsDraft) => void }) {
+  const set = <K extends keyof ParamsDraft>(key: K, value: ParamsDraft[K]) => onChange({ ...draft, [key]: value });
+  const rebootBox = (
+    <label className="inline">
+      <input type="checkbox" checked={draft.reboot} onChange={(e) => set('reboot', e.target.checked)} />
+      Reboot after updating
+    </label>
+  );
+  switch (kind) {
+    case 'update':
+    case 'security_update':
+      return <div className="row">{rebootBox}</div>;
+    case 'dist_upgrade':
+      return (
+        <div className="row">
+          <label>
+            Target version
+            <input value={draft.version} onChange={(e) => set('version', e.target.value)} required maxLength={100} placeholder="24.04" />
+          </label>
+          {rebootBox}
+        </div>
+      );
+    case 'reboot':
+      return (
+        <div className="row">
+          <label>
+            Delay (seconds)
+            <input type="number" min={0} max={86_400} step={1} value={draft.delay} onChange={(e) => set('delay', e.target.value)} required />
+          </label>
+        </div>
+      );
+    case 'exec':
+      return (
+        <div className="row">
+          <label className="wide">
+            Command
+            <textarea rows={3} className="mono" spellCheck={false} value={draft.command} onChange={(e) => set('command', e.target.value)} required maxLength={10_000} />
+          </label>
+          <label>
+            Timeout (seconds)
+            <input type="number" min={1} max={3600} step={1} value={draft.timeout} onChange={(e) => set('timeout', e.target.value)} required />
+          </label>
+        </div>
+      );
+    default:
+      return <p className="muted">A configuration backup needs no parameters.</p>;
+  }
+}

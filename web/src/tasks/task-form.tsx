@@ -1,0 +1,140 @@
+// The "New task" form: an agent, a kind with its params, once (at a local time, sent as UTC) or
+// recurring (a cron expression in UTC with a live preview), and an optional webhook. On success the new
+// task's page opens; on an error everything typed stays for the user to correct.
+import { useId, useState } from 'react';
+import { api } from '../api/client';
+import type { Agent } from '../api/types';
+import { navigate } from '../router';
+import { useSubmit } from '../ui/use-submit';
+import { ErrorBanner } from '../ui/widgets';
+import { CronPreview, cronProblem } from './cron-preview';
+import { EMPTY_PARAMS, KindParams, paramsFor, type ParamsDraft } from './kind-params';
+import { KIND_LABELS, TASK_KINDS, type Task, type TaskKind } from './task-types';
+import './tasks.css';
+
+const UPDATE_KINDS: ReadonlySet<TaskKind> = new Set(['update', 'security_update', 'dist_upgrade']);
+
+/** A Date as a datetime-local value ("2025-05-01T14:30"), in the browser's time zone. */
+function localInputValue(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** A datetime-local value is local time without an offset; Date reads it as such, toISOString gives UTC. */
+function toUtcIso(local: string): string {
+  const date = new Date(local);
+  if (Number.isNaN(date.getTime())) throw new Error('Run at: enter a date and a time.');
+  return date.toISOString();
+}
+
+export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
+  const [agentId, setAgentId] = useState('');
+  const [kind, setKind] = useState<TaskKind>('exec');
+  const [draft, setDraft] = useState<ParamsDraft>(EMPTY_PARAMS);
+  const [name, setName] = useState('');
+  const [schedule, setSchedule] = useState<'once' | 'recurring'>('once');
+  const [runAt, setRunAt] = useState(() => localInputValue(new Date()));
+  const [cron, setCron] = useState('');
+  const [webhookUrl, setWebhookUrl] = useState('');
+  const [healthCheck, setHealthCheck] = useState('600');
+  const ids = useId();
+
+  const { busy, error, submit } = useSubmit(async () => {
+    const body: Record<string, unknown> = { agent_id: agentId, kind, params: paramsFor(kind, draft) };
+    if (name.trim()) body.name = name.trim();
+    if (schedule === 'recurring') {
+      // The preview already says why; repeating it here keeps the user from waiting on a sure 400.
+      const problem = cronProblem(cron.trim());
+      if (problem) throw new Error(`Cron expression: ${problem}`);
+      body.cron = cron.trim();
+    } else if (runAt) {
+      body.run_at = toUtcIso(runAt);
+    }
+    if (webhookUrl.trim()) body.webhook_url = webhookUrl.trim();
+    if (UPDATE_KINDS.has(kind)) body.health_check_timeout = Number(healthCheck);
+    const task = await api<Task>('/tasks', { method: 'POST', body });
+    navigate(`/tasks/${task.id}`);
+  });
+
+  const sorted = [...(agents ?? [])].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+  return (
+    <form className="card task-create" onSubmit={(e) => void submit(e)} aria-label="New task">
+      <h2>New task</h2>
+      <div className="row">
+        <div className="field">
+          {/* Labels beside their selects, not around them: a wrapping label's name would include
+              every option's text, so "Schedule" would also name a select offering "scheduled". */}
+          <label htmlFor={`${ids}-agent`}>Agent</label>
+          <select id={`${ids}-agent`} value={agentId} onChange={(e) => setAgentId(e.target.value)} required>
+            <option value="">{agents ? 'Choose an agent' : 'Loading agents…'}</option>
+            {sorted.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${ids}-kind`}>Kind</label>
+          <select id={`${ids}-kind`} value={kind} onChange={(e) => setKind(e.target.value as TaskKind)}>
+            {TASK_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {KIND_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <label>
+          Name (optional)
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} placeholder="Defaults to kind and agent" />
+        </label>
+      </div>
+      <KindParams kind={kind} draft={draft} onChange={setDraft} />
+      {UPDATE_KINDS.has(kind) && (
+        <div className="row">
+          <label>
+            Health check timeout (seconds)
+            <input type="number" min={1} max={86_400} step={1} value={healthCheck} onChange={(e) => setHealthCheck(e.target.value)} required />
+          </label>
+          <span className="muted">How long the run waits for the agent to come back before it warns.</span>
+        </div>
+      )}
+      <div className="row">
+        <div className="field">
+          <label htmlFor={`${ids}-schedule`}>Schedule</label>
+          <select id={`${ids}-schedule`} value={schedule} onChange={(e) => setSchedule(e.target.value as 'once' | 'recurring')}>
+            <option value="once">Once</option>
+            <option value="recurring">Recurring</option>
+          </select>
+        </div>
+        {schedule === 'once' ? (
+          <>
+            <label>
+              Run at
+              <input type="datetime-local" value={runAt} onChange={(e) => setRunAt(e.target.value)} />
+            </label>
+            <span className="muted">Your local time. A time in the past (or none) runs at once.</span>
+          </>
+        ) : (
+          <label className="wide">
+            Cron expression
+            <input className="mono" value={cron} onChange={(e) => setCron(e.target.value)} required maxLength={200} placeholder="*/15 * * * *" spellCheck={false} />
+          </label>
+        )}
+      </div>
+      {schedule === 'recurring' && <CronPreview expression={cron} />}
+      <div className="row">
+        <label className="wide">
+          Webhook URL (optional)
+          <input type="url" value={webhookUrl} onChange={(e) => setWebhookUrl(e.target.value)} maxLength={2000} placeholder="https://example.com/hooks/rmm" />
+        </label>
+      </div>
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Creating…' : 'Create task'}
+        </button>
+      </div>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}

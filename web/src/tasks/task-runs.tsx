@@ -1,0 +1,121 @@
+// A task's runs, newest first: when, how it ended, what the agent answered and what became of the
+// webhook. Results come from the agent and are untrusted: they are rendered as React text only, and
+// their shape is checked before a field is read.
+import { formatDateTime } from '../ui/format';
+import { Badge, Empty, RelativeTime } from '../ui/widgets';
+import { TaskStatusBadge } from './task-status';
+import type { Task, TaskRun, WebhookDelivery } from './task-types';
+import './tasks.css';
+
+export function TaskRuns({ task, runs }: { task: Task; runs: readonly TaskRun[] }) {
+  if (runs.length === 0) return <Empty>No runs yet.</Empty>;
+  return (
+    <div className="table-wrap">
+      <table data-testid="task-runs-table">
+        <thead>
+          <tr>
+            <th>Started</th>
+            <th>Finished</th>
+            <th>Status</th>
+            <th>Result</th>
+            <th>Webhook</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run, index) => (
+            <tr key={run.id} data-testid="task-run-row">
+              <td>
+                <RelativeTime iso={run.started_at} />
+                <div className="muted">{formatDateTime(run.started_at)}</div>
+              </td>
+              <td>{run.finished_at ? <RelativeTime iso={run.finished_at} /> : <span className="muted">not yet</span>}</td>
+              <td>
+                <TaskStatusBadge status={run.status} />
+              </td>
+              <td className="task-run-result">
+                {/* The newest result open, older ones one click away, so the table stays scannable. */}
+                <RunResult kind={task.kind} run={run} open={index === 0} />
+              </td>
+              <td>
+                <WebhookOutcome expected={task.webhook_url !== null} run={run} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function RunResult({ kind, run, open }: { kind: Task['kind']; run: TaskRun; open: boolean }) {
+  const { result } = run;
+  const error = run.error && <div className="banner banner-error">{run.error}</div>;
+  if (!result) return error || <span className="muted">{run.finished_at ? 'none' : 'waiting for the agent…'}</span>;
+  if (kind === 'exec' && typeof result.stdout === 'string') {
+    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+    const code = result.exit_code;
+    return (
+      <>
+        {error}
+        <div>
+          Exit code <strong className="mono">{typeof code === 'number' ? code : 'none (killed or timed out)'}</strong>
+        </div>
+        <details open={open}>
+          <summary>Output</summary>
+          <pre data-testid="task-run-stdout">{result.stdout || ' '}</pre>
+          {stderr && (
+            <>
+              <div className="muted">Errors</div>
+              <pre data-testid="task-run-stderr">{stderr}</pre>
+            </>
+          )}
+        </details>
+      </>
+    );
+  }
+  const health = isRecord(result.health_check) ? result.health_check : undefined;
+  return (
+    <>
+      {error}
+      {health && (
+        <div>
+          Health check: agent {health.agent_online === true ? 'back online' : 'not back'}
+          {typeof health.checked_at === 'string' && <span className="muted"> ({formatDateTime(health.checked_at)})</span>}
+        </div>
+      )}
+      <details open={open}>
+        <summary>Result</summary>
+        <pre>{JSON.stringify(result, null, 2)}</pre>
+      </details>
+    </>
+  );
+}
+
+/** The delivery outcome; a finished run whose webhook is still null is being delivered (up to 3 tries). */
+function WebhookOutcome({ expected, run }: { expected: boolean; run: TaskRun }) {
+  const w: WebhookDelivery | null = isRecord(run.webhook) ? run.webhook : null;
+  if (!w) {
+    if (!expected) return <span className="muted">none</span>;
+    return <span className="muted">{run.finished_at ? 'sending…' : 'after the run'}</span>;
+  }
+  const attempts = typeof w.attempts === 'number' ? w.attempts : undefined;
+  return (
+    <div>
+      <Badge tone={w.delivered ? 'good' : 'bad'}>{w.delivered ? 'delivered' : 'not delivered'}</Badge>
+      {typeof w.status_code === 'number' && <span className="mono"> HTTP {w.status_code}</span>}
+      {attempts !== undefined && (
+        <div className="muted">
+          {attempts} {attempts === 1 ? 'attempt' : 'attempts'}
+          {typeof w.last_attempt_at === 'string' && (
+            <>
+              , last <RelativeTime iso={w.last_attempt_at} />
+            </>
+          )}
+        </div>
+      )}
+      {typeof w.error === 'string' && w.error && <div className="invalid-text">{w.error}</div>}
+    </div>
+  );
+}
