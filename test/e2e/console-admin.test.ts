@@ -1,13 +1,13 @@
 // The console's administration pages in headless Chromium against the real server (issue 16, first
 // part): a customer created and given a scoped API key (shown once, then only its hint), a new user
 // created, who turns on two-factor sign-in from their account page with the QR code's secret and then
-// signs in with a code.
+// signs in with a code, and a recurring task with the preview of its next runs.
 import { rm } from 'node:fs/promises';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsole, launchBrowser, watchForTrouble } from '../helpers/browser.js';
-import { adminToken, apiKey } from '../helpers/identity.js';
+import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
@@ -37,7 +37,11 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
   beforeAll(async () => {
     webDir = await buildConsole();
     server = await startLiveServer({ clock, env: { WEB_CONSOLE_DIR: webDir } });
-    await adminToken(server, 'admin', ADMIN_PASSWORD);
+    const token = await adminToken(server, 'admin', ADMIN_PASSWORD);
+    const agentKey = (await createKey(server.app, bearer(token), 'agent')).key;
+    // An agent for the task (registered, not connected: a recurring task only needs it to exist).
+    const registered = await server.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(agentKey), payload: { hostname: 'fw-tasks.example', name: 'fw-tasks', platform: 'freebsd' } });
+    expect(registered.statusCode, registered.body).toBe(200);
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     trouble = watchForTrouble(page);
@@ -120,6 +124,24 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     // Signed in again where she signed out: her account page, now saying 2FA is on.
     await expect.poll(() => page.getByText('Two-factor sign-in is on').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.getByRole('link', { name: 'anna' }).count()).toBe(1);
+  });
+
+  it('creates a recurring task with a preview of its next runs', async () => {
+    await page.getByRole('link', { name: 'Tasks', exact: true }).click();
+    await page.getByLabel('Agent', { exact: true }).selectOption({ label: 'fw-tasks' });
+    await page.getByLabel('Kind', { exact: true }).selectOption('exec');
+    await page.getByLabel('Command', { exact: true }).fill('echo hi');
+    await page.getByLabel('Schedule', { exact: true }).selectOption('recurring');
+    await page.getByLabel('Cron expression').fill('*/5 * * * *');
+    const runs = page.getByTestId('cron-preview').getByTestId('cron-next-run');
+    await expect.poll(() => runs.count()).toBe(5);
+    // Every five minutes, in UTC: consecutive runs are 300 s apart.
+    const at = async (i: number) => Date.parse((await runs.nth(i).locator('time').getAttribute('datetime')) ?? '');
+    expect((await at(1)) - (await at(0))).toBe(300_000);
+    expect(new Date(await at(0)).getUTCMinutes() % 5).toBe(0);
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 15_000 }).toContain('scheduled');
+    expect(await page.getByText('*/5 * * * *').count()).toBeGreaterThan(0);
   });
 
   it('met no page errors, CSP violations or dialogs', () => {
