@@ -9,7 +9,10 @@ import { AgentsPage } from './agents/agents-page';
 import { CustomerPage } from './customers/customer-page';
 import { CustomersPage } from './customers/customers-page';
 import { FleetPage } from './fleet/fleet-page';
+import { AuditPage } from './audit/audit-page';
+import { FirmwarePage } from './firmware/firmware-page';
 import { KeysPage } from './keys/keys-page';
+import { SettingsPage } from './settings/settings-page';
 import { TaskPage } from './tasks/task-page';
 import { TasksPage } from './tasks/tasks-page';
 import { Link, match, usePath } from './router';
@@ -32,6 +35,9 @@ const ROUTES: Route[] = [
   { pattern: '/customers/:id', render: (p) => <CustomerPage id={p.id ?? ''} /> },
   { pattern: '/tasks', render: () => <TasksPage /> },
   { pattern: '/tasks/:id', render: (p) => <TaskPage id={p.id ?? ''} /> },
+  { pattern: '/firmware', render: () => <FirmwarePage /> },
+  { pattern: '/audit', render: () => <AuditPage /> },
+  { pattern: '/settings', render: () => <SettingsPage /> },
   { pattern: '/users', render: () => <UsersPage /> },
   { pattern: '/keys', render: () => <KeysPage /> },
   { pattern: '/account', render: () => <AccountPage /> },
@@ -70,8 +76,11 @@ const NAV: readonly { to: string; label: string }[] = [
   { to: '/agents', label: 'Agents' },
   { to: '/customers', label: 'Customers' },
   { to: '/tasks', label: 'Tasks' },
+  { to: '/firmware', label: 'Firmware' },
   { to: '/users', label: 'Users' },
   { to: '/keys', label: 'API keys' },
+  { to: '/audit', label: 'Audit' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 function Header({ username, path }: { username: string; path: string }) {

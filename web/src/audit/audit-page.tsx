@@ -1,0 +1,162 @@
+// The audit log: who did what, newest first, filtered by actor, action and time range (kept in the
+// URL). The API pages by time only (`to` is inclusive, no cursor), so "Load more" asks for entries up
+// to the oldest one shown and drops those already on screen.
+import { useEffect, useState } from 'react';
+import { api } from '../api/client';
+import { setQuery, useQuery } from '../router';
+import { formatDateTime } from '../ui/format';
+import { Badge, Empty, ErrorBanner, Loading } from '../ui/widgets';
+import { useResource } from '../use-resource';
+import { localToUtc, utcToLocal } from './audit-time';
+import './audit.css';
+
+interface AuditEntry {
+  id: number;
+  time: string;
+  actor_type: 'user' | 'api_key';
+  actor: string;
+  action: string;
+  method: string;
+  path: string;
+  status_code: number;
+  ip: string;
+}
+interface Filters {
+  actor?: string;
+  action?: string;
+  from?: string;
+  to?: string;
+}
+
+const PAGE = 100;
+const MAX_LIMIT = 1000;
+const TYPING_DELAY_MS = 300;
+
+export function AuditPage() {
+  const query = useQuery();
+  const filters: Filters = {
+    actor: query.get('actor') ?? undefined,
+    action: query.get('action') ?? undefined,
+    from: query.get('from') ?? undefined,
+    to: query.get('to') ?? undefined,
+  };
+  return (
+    <section>
+      <h1>Audit log</h1>
+      <div className="row" role="search">
+        <TextFilter label="Actor" name="actor" value={filters.actor ?? ''} placeholder="Exact username or key hint" />
+        <TextFilter label="Action" name="action" value={filters.action ?? ''} placeholder="Exact, e.g. auth.login" />
+        <label>
+          From
+          <input type="datetime-local" value={utcToLocal(filters.from ?? null)} onChange={(e) => setQuery({ from: localToUtc(e.target.value) })} />
+        </label>
+        <label>
+          To
+          <input type="datetime-local" value={utcToLocal(filters.to ?? null)} onChange={(e) => setQuery({ to: localToUtc(e.target.value, true) })} />
+        </label>
+        {(filters.actor || filters.action || filters.from || filters.to) && (
+          <button type="button" className="link" onClick={() => setQuery({ actor: undefined, action: undefined, from: undefined, to: undefined })}>
+            Clear filters
+          </button>
+        )}
+      </div>
+      {/* A new filter starts a new list: the key drops the pages loaded for the old one. */}
+      <AuditList key={JSON.stringify(filters)} filters={filters} />
+    </section>
+  );
+}
+
+function AuditList({ filters }: { filters: Filters }) {
+  const first = useResource((signal) => api<AuditEntry[]>('/audit', { signal, query: { ...filters, limit: PAGE } }), [JSON.stringify(filters)]);
+  const [older, setOlder] = useState<AuditEntry[]>([]);
+  const [more, setMore] = useState<boolean>();
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [moreError, setMoreError] = useState<unknown>();
+  const entries = [...(first.data ?? []), ...older];
+  const hasMore = more ?? (first.data?.length ?? 0) >= PAGE;
+
+  const loadMore = async () => {
+    const oldest = entries[entries.length - 1];
+    if (!oldest) return;
+    // Entries sharing the oldest time come back again; ask for that many extra so a page still brings new ones.
+    const ties = entries.filter((e) => e.time === oldest.time).length;
+    const limit = Math.min(MAX_LIMIT, PAGE + ties);
+    setLoadingMore(true);
+    setMoreError(undefined);
+    try {
+      const page = await api<AuditEntry[]>('/audit', { query: { ...filters, to: oldest.time, limit } });
+      const seen = new Set(entries.map((e) => e.id));
+      const fresh = page.filter((e) => !seen.has(e.id));
+      setOlder((prev) => [...prev, ...fresh]);
+      setMore(page.length >= limit && fresh.length > 0);
+    } catch (err) {
+      setMoreError(err);
+    } finally {
+      setLoadingMore(false);
+    }
+  };
+
+  if (!first.data) return first.error ? <ErrorBanner error={first.error} /> : <Loading />;
+  return (
+    <>
+      <ErrorBanner error={first.error} />
+      {entries.length === 0 ? (
+        <Empty>No audit entries match.</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table data-testid="audit-table" className="audit-table">
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Actor</th>
+                <th>Action</th>
+                <th>Target</th>
+                <th>Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id} data-testid="audit-row">
+                  <td>
+                    <time dateTime={e.time}>{formatDateTime(e.time)}</time>
+                  </td>
+                  <td>
+                    <Badge tone="muted">{e.actor_type === 'user' ? 'user' : 'API key'}</Badge> <span className="mono">{e.actor}</span>
+                  </td>
+                  <td className="mono">{e.action}</td>
+                  <td className="mono audit-target">{`${e.method} ${e.path}`}</td>
+                  <td className="mono audit-details">
+                    <span className={e.status_code >= 400 ? 'audit-failed' : undefined}>{JSON.stringify({ status: e.status_code, ip: e.ip })}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ErrorBanner error={moreError} />
+      {hasMore && entries.length > 0 && (
+        <button type="button" disabled={loadingMore} onClick={() => void loadMore()}>
+          {loadingMore ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+    </>
+  );
+}
+
+/** Typing updates the URL (and so the list) after a short pause, not on every key. */
+function TextFilter({ label, name, value, placeholder }: { label: string; name: string; value: string; placeholder: string }) {
+  const [text, setText] = useState(value);
+  useEffect(() => setText(value), [value]);
+  useEffect(() => {
+    if (text.trim() === value) return;
+    const timer = setTimeout(() => setQuery({ [name]: text.trim() || undefined }), TYPING_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [text, value, name]);
+  return (
+    <label>
+      {label}
+      <input type="search" value={text} onChange={(e) => setText(e.target.value)} maxLength={200} placeholder={placeholder} />
+    </label>
+  );
+}

@@ -1,0 +1,130 @@
+// Which agents are asked to update: the flag per agent (set, withdraw) and for all at once. The updater
+// on the device clears the flag after updating, so the list refreshes on its own.
+import { useState } from 'react';
+import { api } from '../api/client';
+import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
+import { Link, setQuery, useQuery } from '../router';
+import { useActionError } from '../ui/use-action-error';
+import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '../ui/widgets';
+import { useResource } from '../use-resource';
+import type { Firmware } from './firmware-types';
+
+const REFRESH_MS = 30_000;
+
+export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
+  const platformParam = useQuery().get('platform');
+  const platform = (Object.keys(PLATFORM_LABELS) as Platform[]).find((p) => p === platformParam);
+  const agents = useResource((signal) => api<Agent[]>('/agents', { signal, query: { platform } }), [platform], { refreshMs: REFRESH_MS });
+  const { error, guard } = useActionError();
+  const [busyId, setBusyId] = useState<string>();
+  const [flagged, setFlagged] = useState<number>();
+  // The server's answer shows at once, until the reload it triggers brings a newer list.
+  const [answered, setAnswered] = useState<{ list: Agent[] | undefined; flags: Record<string, boolean> }>({ list: undefined, flags: {} });
+  const requested = (agent: Agent) => (answered.list === agents.data ? answered.flags[agent.id] : undefined) ?? agent.update_requested;
+  // The list arrives highest version first per platform.
+  const latest = (p: Platform | null) => firmware.find((f) => f.platform === p)?.version;
+
+  const setFlag = (agent: Agent, wanted: boolean) =>
+    guard(async () => {
+      setBusyId(agent.id);
+      try {
+        const answer = await api<{ update_requested: boolean }>(`/agents/${encodeURIComponent(agent.id)}/request-update`, { method: wanted ? 'POST' : 'DELETE' });
+        setAnswered((prev) => ({ list: agents.data, flags: { ...(prev.list === agents.data ? prev.flags : {}), [agent.id]: answer.update_requested } }));
+        agents.reload();
+      } finally {
+        setBusyId(undefined);
+      }
+    });
+  const requestAll = () =>
+    guard(async () => {
+      setFlagged(undefined);
+      // The API has no platform filter for this: it flags every agent the caller can see.
+      setFlagged((await api<{ updated: number }>('/agents/request-update-all', { method: 'POST', body: {} })).updated);
+      agents.reload();
+    });
+
+  return (
+    <section aria-label="Agent updates">
+      <h2>Agent updates</h2>
+      <p className="muted">
+        A flagged agent updates itself at its updater&apos;s next check (every minute) when the latest firmware for its platform differs from what it
+        runs.
+      </p>
+      <div className="row">
+        <label>
+          Show
+          <select value={platform ?? ''} onChange={(e) => setQuery({ platform: e.target.value || undefined })}>
+            <option value="">All</option>
+            {(Object.keys(PLATFORM_LABELS) as Platform[]).map((p) => (
+              <option key={p} value={p}>
+                {PLATFORM_LABELS[p]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <ConfirmButton
+          label="Request update for all"
+          question="Flag every agent you can see, on all platforms (the API cannot limit this to one platform)?"
+          busyLabel="Requesting…"
+          onConfirm={requestAll}
+        />
+      </div>
+      {flagged !== undefined && (
+        <div className="banner banner-info" role="status">
+          {`Update requested for ${flagged} ${flagged === 1 ? 'agent' : 'agents'}.`}
+        </div>
+      )}
+      <ErrorBanner error={agents.error ?? error} />
+      {!agents.data ? (
+        !agents.error && <Loading />
+      ) : agents.data.length === 0 ? (
+        <Empty>{platform ? `No ${PLATFORM_LABELS[platform]} agents.` : 'No agents yet.'}</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table data-testid="firmware-agents-table">
+            <thead>
+              <tr>
+                <th>Agent</th>
+                <th>Status</th>
+                <th>Platform</th>
+                <th>Agent version</th>
+                <th>Latest firmware</th>
+                <th>Update requested</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {[...agents.data]
+                .sort((a, b) => a.name.localeCompare(b.name))
+                .map((agent) => (
+                  <tr key={agent.id} data-testid="firmware-agent-row">
+                    <td>
+                      <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={agent.status} />
+                    </td>
+                    <td>{agent.platform ? PLATFORM_LABELS[agent.platform] : <span className="muted">not yet known</span>}</td>
+                    <td className="mono">{agent.agent_version ?? '–'}</td>
+                    <td className="mono">{latest(agent.platform) ?? <span className="muted">none</span>}</td>
+                    <td>{requested(agent) ? <Badge tone="warn">yes</Badge> : <Badge tone="muted">no</Badge>}</td>
+                    <td>
+                      {requested(agent) ? (
+                        <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
+                          Withdraw
+                        </button>
+                      ) : (
+                        <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, true)}>
+                          Request update
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
