@@ -1,7 +1,9 @@
 // The console's administration pages in headless Chromium against the real server (issue 16, first
 // part): a customer created and given a scoped API key (shown once, then only its hint), a new user
 // created, who turns on two-factor sign-in from their account page with the QR code's secret and then
-// signs in with a code, and a recurring task with the preview of its next runs.
+// signs in with a code, a recurring task with the preview of its next runs, a firmware upload with its
+// progress bar, and the audit log listing all of it.
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
@@ -142,6 +144,26 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await page.getByRole('button', { name: 'Create task' }).click();
     await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 15_000 }).toContain('scheduled');
     expect(await page.getByText('*/5 * * * *').count()).toBeGreaterThan(0);
+  });
+
+  it('uploads firmware with a progress bar that completes, and the version is listed as the latest', async () => {
+    await page.getByRole('link', { name: 'Firmware', exact: true }).click();
+    const form = page.getByRole('form', { name: 'Upload firmware' });
+    await form.locator('select').first().selectOption('freebsd');
+    await form.getByLabel('Version').fill('25.7.9');
+    await form.getByLabel('File').setInputFiles({ name: 'rmm-agent-freebsd', mimeType: 'application/octet-stream', buffer: randomBytes(3 * 1024 * 1024) });
+    await form.getByRole('button', { name: 'Upload' }).click();
+    await expect.poll(() => form.getByText('Uploaded').count(), { timeout: 30_000 }).toBe(1);
+    expect(await page.getByTestId('upload-progress').getAttribute('value')).toBe(String(await page.getByTestId('upload-progress').getAttribute('max')));
+    await expect.poll(() => page.getByTestId('firmware-freebsd').textContent()).toContain('25.7.9');
+  });
+
+  it('lists these actions in the audit log, filterable by action', async () => {
+    await page.getByRole('link', { name: 'Audit', exact: true }).click();
+    const actions = () => page.getByTestId('audit-row').locator('td:nth-child(3)').allTextContents();
+    await expect.poll(actions, { timeout: 15_000 }).toEqual(expect.arrayContaining(['customer.create', 'user.create', 'auth.2fa_enabled', 'task.create', 'firmware.upload']));
+    await page.getByLabel('Action', { exact: true }).fill('firmware.upload');
+    await expect.poll(actions, { timeout: 15_000 }).toEqual(['firmware.upload']);
   });
 
   it('met no page errors, CSP violations or dialogs', () => {
