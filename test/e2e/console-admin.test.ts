@@ -4,11 +4,12 @@
 // signs in with a code, a recurring task with the preview of its next runs, a firmware upload with its
 // progress bar, and the audit log listing all of it.
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, watchForTrouble } from '../helpers/browser.js';
+import { buildConsole, launchBrowser, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
@@ -164,6 +165,27 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await expect.poll(actions, { timeout: 15_000 }).toEqual(expect.arrayContaining(['customer.create', 'user.create', 'auth.2fa_enabled', 'task.create', 'firmware.upload']));
     await page.getByLabel('Action', { exact: true }).fill('firmware.upload');
     await expect.poll(actions, { timeout: 15_000 }).toEqual(['firmware.upload']);
+  });
+
+  it('takes screenshots of three pages at 1280×800 and 390×844 for the README', async () => {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    const pages: Array<[string, string]> = [
+      ['customers', '/customers'],
+      ['tasks', '/tasks'],
+      ['audit', '/audit'],
+    ];
+    for (const [width, height, size] of [[1280, 800, 'desktop'], [390, 844, 'mobile']] as const) {
+      await page.setViewportSize({ width, height });
+      for (const [name, path] of pages) {
+        await page.goto(`${server.url}${path}`);
+        await page.locator('h1').first().waitFor();
+        await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
+        // Usable at this width: the page itself never scrolls sideways (wide tables scroll in their box).
+        expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+        await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${size}.png`) });
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('met no page errors, CSP violations or dialogs', () => {
