@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
+import { buildConsole, launchBrowser, SCREENSHOT_DIR, signIn, watchForTrouble } from '../helpers/browser.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
@@ -27,11 +27,6 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
   let trouble: string[];
   let scopedKey: string;
 
-  const signIn = async (username: string, password: string) => {
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
   const signOut = async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
@@ -49,7 +44,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     trouble = watchForTrouble(page);
     await page.goto(`${server.url}/`);
-    await signIn('admin', ADMIN_PASSWORD);
+    await signIn(page, 'admin', ADMIN_PASSWORD);
     await page.getByTestId('count-online').waitFor();
   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(async () => {
@@ -98,7 +93,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await page.getByTestId('user-row').filter({ hasText: 'anna' }).waitFor({ timeout: 15_000 });
     await signOut();
 
-    await signIn('anna', ANNA_PASSWORD);
+    await signIn(page, 'anna', ANNA_PASSWORD);
     await page.getByRole('link', { name: 'anna' }).click();
     await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
     await page.locator('svg.qr-code').waitFor();
@@ -121,7 +116,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     }
     await signOut();
 
-    await signIn('anna', ANNA_PASSWORD);
+    await signIn(page, 'anna', ANNA_PASSWORD);
     await page.getByLabel('Authentication code').fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) }));
     await page.getByRole('button', { name: 'Verify' }).click();
     // Signed in again where she signed out: her account page, now saying 2FA is on.

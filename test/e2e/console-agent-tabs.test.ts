@@ -6,7 +6,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, watchForTrouble } from '../helpers/browser.js';
+import { buildConsole, launchBrowser, signIn, watchForTrouble } from '../helpers/browser.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { adminToken, bearer, createKey } from '../helpers/identity.js';
 import { startLiveServer, type LiveAgent, type LiveServer } from '../helpers/live-agent.js';
@@ -38,9 +38,7 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     trouble = watchForTrouble(page);
     await page.goto(`${server.url}/`);
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, 'admin', PASSWORD);
     await page.getByTestId('count-online').waitFor();
   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(async () => {
@@ -142,9 +140,7 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     await page.evaluate(`(() => { const s = JSON.parse(sessionStorage.getItem('rmm.session')); sessionStorage.setItem('rmm.session', JSON.stringify({ ...s, token: 'not-a-token' })); })()`);
     await page.reload();
     await expect.poll(() => page.getByRole('status').textContent(), { timeout: 15_000 }).toContain('Your session has ended');
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, 'admin', PASSWORD);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('You have signed out.');
   });

@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformOf } from '../../src/fleet/fleet.js';
 import { SimulatedSystem } from '../../src/fleet/simulated-system.js';
-import { buildConsole, launchBrowser, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
+import { buildConsole, launchBrowser, signIn, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
@@ -47,9 +47,7 @@ describe('the fleet page with 1,000 agents', { timeout: PROCESS_TEST_TIMEOUT_MS 
 
   it('signs in and shows the counts by status, by platform and the agents needing attention', async () => {
     await page.goto(`${server.url}/`);
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill('admin-password-1');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, 'admin', 'admin-password-1');
     await expect.poll(() => countText(page, 'online'), { timeout: 20_000 }).toBe(String(ONLINE));
     expect(await countText(page, 'offline')).toBe(String(OFFLINE));
     expect(await countText(page, 'stale')).toBe(String(STALE));

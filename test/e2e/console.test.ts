@@ -9,7 +9,7 @@ import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedSystem } from '../../src/fleet/simulated-system.js';
-import { buildConsole, launchBrowser, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
+import { buildConsole, launchBrowser, signIn, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
@@ -62,9 +62,7 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
 
   it('signs in with password and TOTP code, and the fleet page shows the agent online', async () => {
     await page.goto(`${server.url}/`);
-    await page.getByLabel('Username').fill('admin');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, 'admin', PASSWORD);
     await page.getByLabel('Authentication code').fill(await totpNow());
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect.poll(() => page.getByTestId('count-online').locator('strong').textContent(), { timeout: 15_000 }).toBe('1');

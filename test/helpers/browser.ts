@@ -62,3 +62,10 @@ export function watchForTrouble(page: Page): string[] {
   });
   return trouble;
 }
+
+/** The sign-in form's first step, as a user fills it (a TOTP step may follow). */
+export async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
