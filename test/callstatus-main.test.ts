@@ -6,7 +6,7 @@ import { createProcessDataPlace, PROCESS_TEST_TIMEOUT_MS, spawnServer, type Proc
 
 let place: ProcessDataPlace;
 beforeAll(async () => {
-  place = await createProcessDataPlace();
+  place = await createProcessDataPlace({ callstatus: true });
 });
 afterAll(() => place.cleanup());
 

@@ -8,7 +8,8 @@ import { childEnv, createProcessDataPlace, loginStatus, PROCESS_TEST_TIMEOUT_MS,
 
 let place: ProcessDataPlace;
 beforeAll(async () => {
-  place = await createProcessDataPlace();
+  // A new database: the first test is `rmm migrate` on it.
+  place = await createProcessDataPlace({ database: 'new' });
 });
 afterAll(() => place.cleanup());
 

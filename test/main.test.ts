@@ -1,9 +1,8 @@
 // The server as an operator runs it: a real process, its configuration errors, its data directory or
 // PostgreSQL database, and its shutdown on SIGTERM.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
@@ -13,7 +12,8 @@ import { createProcessDataPlace, loginStatus, messages, PROCESS_TEST_TIMEOUT_MS,
 let place: ProcessDataPlace;
 let dataDir: string;
 beforeAll(async () => {
-  place = await createProcessDataPlace();
+  // A new database: the lifecycle test checks what the first start does to it.
+  place = await createProcessDataPlace({ database: 'new' });
   dataDir = place.dataDir;
 });
 afterAll(() => place.cleanup());
@@ -83,8 +83,8 @@ describe('TLS', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
       '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
     ], { stdio: 'ignore' });
-    const tlsDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-tls-'));
-    const server = spawnServer({ ...serverEnv(), DATA_DIR: tlsDir, TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile });
+    const tlsPlace = await createProcessDataPlace();
+    const server = spawnServer({ ...tlsPlace.env, TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile });
     try {
       await server.listening;
       const ca = await readFile(certFile);
@@ -98,7 +98,7 @@ describe('TLS', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     } finally {
       server.kill('SIGTERM');
       await server.exited;
-      await rm(tlsDir, { recursive: true, force: true });
+      await tlsPlace.cleanup();
     }
   });
 });

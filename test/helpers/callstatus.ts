@@ -13,7 +13,7 @@ import { openPglite, openPostgres, type DbHandle } from '../../src/db/create-db.
 import { CALLSTATUS_MIGRATIONS, migrateToLatest } from '../../src/db/migrator.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { createEmptyPostgresUrl, testDbKind } from './db.js';
+import { createPostgresUrl, testDbKind } from './db.js';
 
 export interface CallstatusTest {
   app: FastifyInstance;
@@ -35,7 +35,7 @@ export async function startCallstatus(options: CallstatusOptions = {}): Promise<
   const logger = createLogger({ level: 'silent' });
   // The call-status service has its own migrations, so it starts from an empty database, not the
   // RMM template the other tests copy.
-  const postgres = testDbKind() === 'postgres' ? await createEmptyPostgresUrl() : undefined;
+  const postgres = testDbKind() === 'postgres' ? await createPostgresUrl() : undefined;
   const db = postgres ? openPostgres<CallstatusDatabase>(postgres.url, logger) : await openPglite<CallstatusDatabase>({});
   await migrateToLatest(db, CALLSTATUS_MIGRATIONS);
   const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? randomBytes(24).toString('base64url'));

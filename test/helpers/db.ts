@@ -1,8 +1,10 @@
 // A freshly migrated database for one test file: PGlite loaded from the run's dump, or a PostgreSQL
 // database cloned from the run's template (dropped again on close).
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
 import { inject } from 'vitest';
-import { openPglite, openPostgres, type DbHandle } from '../../src/db/create-db.js';
+import { openPglite, openPostgres, wrapPglite, type DbHandle } from '../../src/db/create-db.js';
+import { migrateToLatest, RMM_MIGRATIONS, type MigrationSet } from '../../src/db/migrator.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createDatabase, dropDatabase, withDatabase } from './postgres-admin.js';
 
@@ -20,10 +22,35 @@ export async function createTestDb(): Promise<DbHandle> {
   return { ...handle, close: () => handle.close().finally(() => dropDatabase(plan.adminUrl, name)) };
 }
 
-/** An empty (unmigrated) PostgreSQL database URL for tests that start a whole server; undefined on PGlite. */
-export async function createEmptyPostgresUrl(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+/**
+ * A PostgreSQL database of its own for a whole server or app process: empty, or (`migrated`) cloned
+ * from the run's migrated template. Undefined on the PGlite pass.
+ */
+export async function createPostgresUrl(state: 'empty' | 'migrated' = 'empty'): Promise<{ url: string; drop(): Promise<void> } | undefined> {
   const plan = inject('testDb');
   if (plan.kind === 'pglite') return undefined;
-  const name = await createDatabase(plan);
+  const name = await createDatabase(plan, state === 'migrated' ? plan.template : undefined);
   return { url: withDatabase(plan.adminUrl, name), drop: () => dropDatabase(plan.adminUrl, name) };
+}
+
+/**
+ * Writes a migrated embedded data directory at `dir` (where a process on DATA_DIR opens it): the run's
+ * dump for the RMM schema; another set of migrations is applied in memory first.
+ */
+export async function writeMigratedPglite(dir: string, set: MigrationSet = RMM_MIGRATIONS): Promise<void> {
+  const plan = inject('testDb');
+  if (plan.kind !== 'pglite') throw new Error('writeMigratedPglite is for the PGlite pass');
+  let dump: Blob;
+  if (set === RMM_MIGRATIONS) {
+    dump = new Blob([await readFile(plan.dumpFile)]);
+  } else {
+    const memory = await PGlite.create();
+    const handle = wrapPglite(memory, 'migration template');
+    await migrateToLatest(handle, set);
+    dump = await memory.dumpDataDir('none');
+    await handle.close();
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const disk = await PGlite.create({ dataDir: dir, loadDataDir: dump });
+  await disk.close();
 }
