@@ -29,17 +29,25 @@ describe('the built console', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('serves index.html at / with a strict content security policy, revalidated on every load', async () => {
+  it('serves index.html at / with a strict content security policy and a style nonce of its own, never cached', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/', headers: html });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.body).toBe(INDEX);
+    const nonce = /<meta name="csp-nonce" content="([A-Za-z0-9+/=]{24})" \/>/.exec(res.body)?.[1];
+    expect(res.body.replace(/<meta name="csp-nonce"[^>]*>/, '')).toBe(INDEX);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain(`style-src 'self' 'nonce-${nonce}';`);
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'cache-control': 'no-cache' });
+    expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+    // A nonce is only worth something if no two answers share it.
+    const again = await t.app.inject({ method: 'GET', url: '/index.html', headers: html });
+    expect(again.body).toContain('<meta name="csp-nonce"');
+    expect(again.body).not.toContain(nonce);
+    // Assets keep the policy without any nonce.
+    expect((await t.app.inject({ method: 'GET', url: '/assets/app-3f2a.js' })).headers['content-security-policy']).toContain("style-src 'self';");
   });
 
   it('serves hashed assets compressed and cacheable for good, and answers 304 to a matching etag', async () => {
@@ -61,7 +69,7 @@ describe('the built console', () => {
   it('answers a reloaded client route with index.html, and everything else with the contract 404', async () => {
     const page = await t.app.inject({ method: 'GET', url: '/agents/0123456789abcdef/metrics?range=7d', headers: html });
     expect(page.statusCode).toBe(200);
-    expect(page.body).toBe(INDEX);
+    expect(page.body).toContain('<div id="root"></div>');
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
 
     expectError(await t.app.inject({ method: 'GET', url: '/agents/0123456789abcdef' }), 404, 'NOT_FOUND');

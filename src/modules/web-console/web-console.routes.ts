@@ -3,15 +3,23 @@
 // and requests that do not ask for a page keep the contract's 404 body. Every answer carries a strict
 // Content-Security-Policy: the console loads nothing from anywhere else, runs no inline script or
 // style, and cannot be framed.
+//
+// The page itself is answered with a fresh style nonce each time, in the CSP and in a
+// `<meta name="csp-nonce">`: xterm.js (the terminal page) builds its styles in `<style>` elements,
+// which the console stamps with that nonce. Only the console's own scripts can create elements, so
+// the policy still refuses any style that arrives as markup.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../platform/logger.js';
 import { loadStaticSite, type StaticFile } from './static-site.js';
 
-export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': [
+const STYLE_NONCE_META = 'csp-nonce';
+
+function contentSecurityPolicy(styleNonce?: string): string {
+  return [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    styleNonce ? `style-src 'self' 'nonce-${styleNonce}'` : "style-src 'self'",
     "img-src 'self' data: blob:",
     "font-src 'self'",
     "connect-src 'self'",
@@ -19,7 +27,11 @@ export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
-  ].join('; '),
+  ].join('; ');
+}
+
+export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': contentSecurityPolicy(),
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -44,12 +56,22 @@ export async function webConsoleRoutes(app: FastifyInstance, options: WebConsole
   app.get('/*', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
     if (pathname === '/api' || pathname.startsWith('/api/')) return reply.callNotFound();
-    const file = site?.files.get(pathname === '/' ? '/index.html' : pathname);
-    if (file) return sendFile(request, reply, file);
-    if (!asksForPage(request, pathname)) return reply.callNotFound();
+    const file = site?.files.get(pathname);
+    if (file && file !== site?.index) return sendFile(request, reply, file);
+    if (pathname !== '/' && pathname !== '/index.html' && !asksForPage(request, pathname)) return reply.callNotFound();
     if (!site) return reply.code(503).headers(CONSOLE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
-    return sendFile(request, reply, site.index);
+    return sendPage(reply, site.index.body.toString('utf8'));
   });
+}
+
+/** index.html with this response's style nonce; never cached, since no two answers are the same. */
+function sendPage(reply: FastifyReply, html: string): FastifyReply {
+  const nonce = randomBytes(16).toString('base64');
+  const meta = `<meta name="${STYLE_NONCE_META}" content="${nonce}" />`;
+  const body = /<head[^>]*>/i.test(html) ? html.replace(/<head[^>]*>/i, (head) => `${head}${meta}`) : `${meta}${html}`;
+  reply.headers({ ...CONSOLE_SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(nonce) });
+  reply.header('cache-control', 'no-store');
+  return reply.type('text/html; charset=utf-8').send(body);
 }
 
 /** A browser navigating to a client route: it wants HTML, and the last segment is not a file name. */
