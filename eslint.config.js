@@ -21,7 +21,9 @@ export default tseslint.config(
         'error',
         { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render agent data as text; never as HTML.' },
         { selector: 'AssignmentExpression[left.property.name=/^(innerHTML|outerHTML)$/]', message: 'Render agent data as text; never as HTML.' },
-        { selector: "CallExpression[callee.property.name=/^(insertAdjacentHTML|write|writeln)$/]", message: 'Render agent data as text; never as HTML.' },
+        { selector: "CallExpression[callee.property.name='insertAdjacentHTML']", message: 'Render agent data as text; never as HTML.' },
+        // document.write only: a terminal's write() paints bytes into its own screen, never HTML.
+        { selector: "CallExpression[callee.object.name='document'][callee.property.name=/^(write|writeln)$/]", message: 'Render agent data as text; never as HTML.' },
         { selector: "CallExpression[callee.name='eval'], NewExpression[callee.name='Function']", message: 'The CSP forbids eval.' },
       ],
     },

@@ -22,6 +22,8 @@ import { Loading } from './ui/widgets';
 // The agent page (charts, diff, panels) is most of the code: loaded when first opened, so the fleet
 // page, where a technician starts, does not wait for it.
 const AgentPage = lazy(() => import('./agent-detail/agent-page').then((m) => ({ default: m.AgentPage })));
+// xterm.js is as big again as the rest of the console: loaded when the terminal is first opened.
+const TerminalPage = lazy(() => import('./terminal/terminal-page').then((m) => ({ default: m.TerminalPage })));
 
 interface Route {
   pattern: string;
@@ -41,6 +43,14 @@ const ROUTES: Route[] = [
   { pattern: '/users', render: () => <UsersPage /> },
   { pattern: '/keys', render: () => <KeysPage /> },
   { pattern: '/account', render: () => <AccountPage /> },
+  {
+    pattern: '/terminal',
+    render: () => (
+      <Suspense fallback={<Loading />}>
+        <TerminalPage />
+      </Suspense>
+    ),
+  },
   {
     pattern: '/agents/:id/:tab?',
     render: (p) => (
@@ -80,6 +90,7 @@ const NAV: readonly { to: string; label: string }[] = [
   { to: '/users', label: 'Users' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit' },
+  { to: '/terminal', label: 'Terminal' },
   { to: '/settings', label: 'Settings' },
 ];
 

@@ -1,0 +1,115 @@
+// The console's terminal page in headless Chromium against the real server (issue 16): xterm.js over
+// the terminal WebSocket with the console's strict CSP, a command typed and answered by the server's
+// shell, the shell told the new size when the window changes, and the session's start and end in the
+// audit page.
+import { rm } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildConsole, launchBrowser, signIn, watchForTrouble } from '../helpers/browser.js';
+import { adminToken } from '../helpers/identity.js';
+import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
+
+const PASSWORD = 'admin-password-1';
+
+/** The terminal's screen as text, one string per row (xterm's DOM renderer draws rows as elements). */
+async function screenRows(page: Page): Promise<string[]> {
+  const rows = (await page.evaluate(`Array.from(document.querySelectorAll('.xterm-rows > div'), (row) => row.textContent)`)) as string[];
+  return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd());
+}
+
+/** Types a command into the terminal and waits for a row that `answered` accepts. */
+async function run(page: Page, command: string, answered: (row: string) => boolean): Promise<string> {
+  await page.locator('.xterm-screen').click();
+  await page.keyboard.type(command);
+  await page.keyboard.press('Enter');
+  let found = '';
+  await vi.waitFor(
+    async () => {
+      found = (await screenRows(page)).find(answered) ?? '';
+      expect(found, (await screenRows(page)).join('\n')).not.toBe('');
+    },
+    { timeout: 15_000, interval: 100 },
+  );
+  return found;
+}
+
+describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  let webDir: string;
+  let server: LiveServer;
+  let browser: Browser;
+  let page: Page;
+  let trouble: string[];
+
+  beforeAll(async () => {
+    webDir = await buildConsole();
+    server = await startLiveServer({ env: { WEB_CONSOLE_DIR: webDir, TERMINAL_SHELL: '/bin/sh' } });
+    await adminToken(server, 'admin', PASSWORD);
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    trouble = watchForTrouble(page);
+    await page.goto(`${server.url}/`);
+    await signIn(page, 'admin', PASSWORD);
+    await page.getByTestId('count-online').waitFor();
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (webDir) await rm(webDir, { recursive: true, force: true });
+  });
+
+  it('runs `echo hi` in the server shell and shows the answer, with no CSP violation', async () => {
+    await page.getByRole('link', { name: 'Terminal', exact: true }).click();
+    await page.getByText('A shell on the RMM server').waitFor({ timeout: 15_000 });
+    await run(page, 'echo hi', (row) => row === 'hi');
+    // The prompt line shows what was typed, the next line only the shell's answer.
+    expect((await screenRows(page)).some((row) => row.endsWith('echo hi'))).toBe(true);
+    // True colour: xterm styles such cells itself, which the CSP must not refuse.
+    await run(page, `printf '\\033[38;2;255;0;0mRED\\033[0m\\n'`, (row) => row === 'RED');
+    const color = await page.evaluate(`getComputedStyle(Array.from(document.querySelectorAll('.xterm-rows span')).find((s) => s.textContent === 'RED')).color`);
+    expect(color).toBe('rgb(255, 0, 0)');
+    expect(trouble).toEqual([]);
+  });
+
+  it('tells the shell the new size when the window changes', async () => {
+    const [, wideCols] = (await run(page, 'stty size', (row) => /^\d+ \d+$/.test(row))).split(' ').map(Number);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await vi.waitFor(async () => expect(Number((await run(page, 'stty size', (row) => /^\d+ \d+$/.test(row) && Number(row.split(' ')[1]) < 50)).split(' ')[1])).toBeLessThan(50), { timeout: 20_000 });
+    const [rows, cols] = (await screenRows(page)).filter((row) => /^\d+ \d+$/.test(row)).at(-1)!.split(' ').map(Number);
+    expect(wideCols).toBeGreaterThan(100);
+    expect(cols).toBeGreaterThan(20);
+    // The rows the shell was told are the rows the page draws.
+    expect(rows).toBe((await screenRows(page)).length);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('ends the session when the page is left, and the audit page lists its start and end', async () => {
+    await page.getByRole('link', { name: 'Audit', exact: true }).click();
+    const actions = page.getByTestId('audit-row');
+    await vi.waitFor(
+      async () => {
+        await page.reload();
+        await actions.first().waitFor();
+        const text = (await actions.allTextContents()).join('\n');
+        expect(text).toContain('terminal.start');
+        expect(text).toContain('terminal.end');
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    expect(trouble).toEqual([]);
+  });
+
+  it('says why when the shell exits, and starts a new session on request', async () => {
+    await page.getByRole('link', { name: 'Terminal', exact: true }).click();
+    await page.getByText('A shell on the RMM server').waitFor({ timeout: 15_000 });
+    await page.locator('.xterm-screen').click();
+    await page.keyboard.type('exit');
+    await page.keyboard.press('Enter');
+    await page.getByText('The shell has exited.').waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByText('A shell on the RMM server').waitFor({ timeout: 15_000 });
+    await run(page, 'echo again-$((6 * 7))', (row) => row === 'again-42');
+    expect(trouble).toEqual([]);
+  });
+});

@@ -1,0 +1,78 @@
+// The web terminal: a shell on the RMM server in xterm.js over the terminal WebSocket. The terminal
+// fills the page and follows the window's size; when the session ends the page says why and offers a
+// new one. Sessions are audited (start and end), keystrokes never are.
+import { FitAddon } from '@xterm/addon-fit';
+import { Terminal } from '@xterm/xterm';
+import '@xterm/xterm/css/xterm.css';
+import { useEffect, useRef, useState } from 'react';
+import { letTerminalStylesThroughCsp } from './csp-styles';
+import { TerminalSocket } from './terminal-socket';
+import './terminal.css';
+
+letTerminalStylesThroughCsp();
+
+type Phase = { kind: 'connecting' } | { kind: 'open' } | { kind: 'ended'; reason: string };
+
+export function TerminalPage() {
+  const host = useRef<HTMLDivElement>(null);
+  const [phase, setPhase] = useState<Phase>({ kind: 'connecting' });
+  // Bumped by "New session": the effect below tears the old terminal down and starts a new one.
+  const [generation, setGeneration] = useState(0);
+
+  useEffect(() => {
+    const element = host.current;
+    if (!element) return;
+    setPhase({ kind: 'connecting' });
+    const term = new Terminal({ cursorBlink: true, fontSize: 14, scrollback: 5000, theme: { background: '#0d1117' } });
+    const fit = new FitAddon();
+    term.loadAddon(fit);
+    term.open(element);
+    fit.fit();
+    const socket = new TerminalSocket(
+      { cols: term.cols, rows: term.rows },
+      {
+        open: () => {
+          setPhase({ kind: 'open' });
+          term.focus();
+        },
+        output: (bytes) => term.write(bytes),
+        closed: (reason) => {
+          setPhase({ kind: 'ended', reason });
+          term.options.disableStdin = true;
+        },
+      },
+    );
+    const input = term.onData((text) => socket.sendInput(text));
+    const binary = term.onBinary((data) => socket.sendBinary(data));
+    const resized = term.onResize((size) => socket.resize(size));
+    // The container follows the window (and the phone's rotation); fit() recomputes columns and rows,
+    // and onResize tells the shell.
+    const observer = new ResizeObserver(() => fit.fit());
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      input.dispose();
+      binary.dispose();
+      resized.dispose();
+      socket.close();
+      term.dispose();
+    };
+  }, [generation]);
+
+  return (
+    <section className="terminal-page">
+      <div className="terminal-head">
+        <h1>Terminal</h1>
+        <span className="muted" role="status">
+          {phase.kind === 'connecting' ? 'Connecting…' : phase.kind === 'open' ? 'A shell on the RMM server. Start and end are written to the audit log.' : phase.reason}
+        </span>
+        {phase.kind === 'ended' ? (
+          <button type="button" onClick={() => setGeneration((g) => g + 1)}>
+            New session
+          </button>
+        ) : null}
+      </div>
+      <div className="terminal-host" ref={host} aria-label="Terminal" />
+    </section>
+  );
+}

@@ -1,0 +1,77 @@
+// The terminal WebSocket (contract §11) as the page uses it: keystrokes go as binary messages, size
+// changes as JSON text messages, output arrives as binary. Close codes become the sentence a user reads.
+import { currentToken } from '../api/session';
+
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+export interface TerminalSocketEvents {
+  open(): void;
+  output(bytes: Uint8Array): void;
+  /** `opened` tells a refused connection (never opened) from a session that ended. */
+  closed(reason: string, opened: boolean): void;
+}
+
+export class TerminalSocket {
+  private readonly ws: WebSocket;
+  private readonly encoder = new TextEncoder();
+  private opened = false;
+
+  constructor(size: TerminalSize, events: TerminalSocketEvents) {
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    // Browsers cannot set headers on a WebSocket: the contract's `token` query parameter carries the
+    // JWT (the server keeps it out of its logs).
+    const query = new URLSearchParams({ token: currentToken() ?? '', cols: String(size.cols), rows: String(size.rows) });
+    this.ws = new WebSocket(`${scheme}//${location.host}/api/v1/terminal?${query.toString()}`);
+    this.ws.binaryType = 'arraybuffer';
+    this.ws.onopen = () => {
+      this.opened = true;
+      events.open();
+    };
+    this.ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
+      events.output(typeof event.data === 'string' ? this.encoder.encode(event.data) : new Uint8Array(event.data));
+    };
+    this.ws.onclose = (event) => events.closed(closeReason(event.code, this.opened), this.opened);
+  }
+
+  /** Keystrokes (and pasted text) as UTF-8. */
+  sendInput(text: string): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(this.encoder.encode(text));
+  }
+
+  /** Raw bytes xterm.js reports as binary (some mouse reports): one byte per character. */
+  sendBinary(data: string): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    this.ws.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff));
+  }
+
+  resize(size: TerminalSize): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'resize', cols: size.cols, rows: size.rows }));
+  }
+
+  /** Ends the session from this side (the page is left): no `closed` event follows. */
+  close(): void {
+    this.ws.onclose = null;
+    this.ws.onmessage = null;
+    this.ws.close(1000);
+  }
+}
+
+function closeReason(code: number, opened: boolean): string {
+  // A refused upgrade reaches the page only as 1006: the browser hides the HTTP status.
+  if (!opened) {
+    return 'The terminal could not be opened. It may be turned off on this server (TERMINAL_ENABLED=false), your session may have ended, or you already have five terminals open.';
+  }
+  switch (code) {
+    case 1000:
+      return 'The shell has exited.';
+    case 4008:
+      return 'Closed after 30 minutes without input or output.';
+    case 1011:
+      return 'The server could not start the shell (TERMINAL_SHELL).';
+    default:
+      return `The connection was lost (code ${code}).`;
+  }
+}
