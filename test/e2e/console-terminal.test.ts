@@ -2,10 +2,11 @@
 // the terminal WebSocket with the console's strict CSP, a command typed and answered by the server's
 // shell, the shell told the new size when the window changes, and the session's start and end in the
 // audit page.
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildConsole, launchBrowser, signIn, watchForTrouble } from '../helpers/browser.js';
+import { buildConsole, launchBrowser, SCREENSHOT_DIR, signIn, watchForTrouble } from '../helpers/browser.js';
 import { adminToken } from '../helpers/identity.js';
 import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
@@ -68,6 +69,8 @@ describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     await run(page, `printf '\\033[38;2;255;0;0mRED\\033[0m\\n'`, (row) => row === 'RED');
     const color = await page.evaluate(`getComputedStyle(Array.from(document.querySelectorAll('.xterm-rows span')).find((s) => s.textContent === 'RED')).color`);
     expect(color).toBe('rgb(255, 0, 0)');
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'terminal-desktop.png') });
     expect(trouble).toEqual([]);
   });
 
@@ -81,6 +84,7 @@ describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     // The rows the shell was told are the rows the page draws.
     expect(rows).toBe((await screenRows(page)).length);
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, 'terminal-mobile.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 

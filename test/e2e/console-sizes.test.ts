@@ -1,0 +1,108 @@
+// Every page of the console at a desktop window (1280×800) and a phone (390×844), against the real
+// server with agents of all three platforms reporting the shared fixtures (issue 16, acceptance 2):
+// each page shows its heading, never scrolls sideways (wide tables scroll inside their own frame) and
+// reports nothing broken. With E2E_SCREENSHOT_DIR set, each page is also saved (full length) under
+// its pages/ folder for review; CI skips the 44 full-page screenshots.
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole, launchBrowser, SCREENSHOT_DIR, signIn, watchForTrouble } from '../helpers/browser.js';
+import { fixtureText } from '../helpers/fixtures.js';
+import { adminToken, bearer, createCustomer, createKey } from '../helpers/identity.js';
+import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
+
+const PASSWORD = 'admin-password-1';
+const KEEP_SCREENSHOTS = Boolean(process.env.E2E_SCREENSHOT_DIR);
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/** A fixture heartbeat's system data, without the fields the reference agent sends itself. */
+function fixtureSystem(file: string): Record<string, unknown> {
+  const { agent_id: _id, platform: _platform, ...system } = JSON.parse(fixtureText(file)) as Record<string, unknown>;
+  return system;
+}
+
+describe('every console page at desktop and phone sizes', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  let webDir: string;
+  let server: LiveServer;
+  let browser: Browser;
+  let page: Page;
+  let trouble: string[];
+  const pages: Array<{ name: string; path: string }> = [];
+
+  beforeAll(async () => {
+    webDir = await buildConsole();
+    server = await startLiveServer({ env: { WEB_CONSOLE_DIR: webDir, TERMINAL_SHELL: '/bin/sh' } });
+    const token = await adminToken(server, 'admin', PASSWORD);
+    const customer = await createCustomer(server.app, token, '10001', 'Bäckerei Sonnenschein GmbH');
+    const key = (await createKey(server.app, bearer(token), 'agent')).key;
+    await createKey(server.app, bearer(token), 'read', customer.id);
+    const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json') });
+    const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json') });
+    const windows = await server.startAgent(key, { name: 'ws-buchhaltung-01', hostname: 'WS-BUCHHALTUNG-01', platform: 'windows', collectSystem: () => fixtureSystem('heartbeat-windows.json') });
+    for (const agent of [firewall, hypervisor, windows]) {
+      await agent.agent.sendHeartbeat();
+      const assigned = await server.app.inject({ method: 'PUT', url: `/api/v1/agents/${agent.id}/customer`, headers: bearer(token), payload: { customer_id: customer.id } });
+      expect(assigned.statusCode, assigned.body).toBe(200);
+    }
+    const task = await server.app.inject({
+      method: 'POST',
+      url: '/api/v1/tasks',
+      headers: bearer(token),
+      payload: { agent_id: firewall.id, kind: 'exec', params: { command: 'uptime' }, cron: '0 3 * * *', name: 'Nightly uptime' },
+    });
+    expect(task.statusCode, task.body).toBe(201);
+    const taskId = (task.json() as { id: number }).id;
+
+    const agentTabs = ['overview', 'metrics', 'events', 'backups', 'tunnels', 'vpn', 'actions'];
+    pages.push({ name: 'fleet', path: '/' }, { name: 'agents', path: '/agents' });
+    for (const tab of agentTabs) pages.push({ name: `firewall-${tab}`, path: `/agents/${firewall.id}/${tab}` });
+    pages.push({ name: 'hypervisor-overview', path: `/agents/${hypervisor.id}/overview` }, { name: 'windows-overview', path: `/agents/${windows.id}/overview` });
+    pages.push(
+      { name: 'customers', path: '/customers' },
+      { name: 'customer', path: `/customers/${customer.id}` },
+      { name: 'tasks', path: '/tasks' },
+      { name: 'task', path: `/tasks/${taskId}` },
+      { name: 'firmware', path: '/firmware' },
+      { name: 'users', path: '/users' },
+      { name: 'keys', path: '/keys' },
+      { name: 'audit', path: '/audit' },
+      { name: 'settings', path: '/settings' },
+      { name: 'account', path: '/account' },
+      { name: 'terminal', path: '/terminal' },
+    );
+
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: SIZES[0] });
+    trouble = watchForTrouble(page);
+    await page.goto(`${server.url}/`);
+    await signIn(page, 'admin', PASSWORD);
+    await page.getByTestId('count-online').waitFor();
+    if (KEEP_SCREENSHOTS) await mkdir(join(SCREENSHOT_DIR, 'pages'), { recursive: true });
+  }, PROCESS_TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (webDir) await rm(webDir, { recursive: true, force: true });
+  });
+
+  for (const size of SIZES) {
+    it(`shows every page at ${size.width}×${size.height} without sideways scrolling`, async () => {
+      await page.setViewportSize(size);
+      const wide: string[] = [];
+      for (const { name, path } of pages) {
+        await page.goto(`${server.url}${path}`);
+        await page.locator('main h1').first().waitFor();
+        await page.waitForLoadState('networkidle');
+        if (!(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'))) wide.push(name);
+        if (KEEP_SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOT_DIR, 'pages', `${name}-${size.name}.png`), fullPage: true });
+      }
+      expect(wide).toEqual([]);
+      expect(trouble).toEqual([]);
+    });
+  }
+});
