@@ -152,12 +152,21 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await expect.poll(() => form.getByText('Uploaded').count(), { timeout: 30_000 }).toBe(1);
     expect(await page.getByTestId('upload-progress').getAttribute('value')).toBe(String(await page.getByTestId('upload-progress').getAttribute('max')));
     await expect.poll(() => page.getByTestId('firmware-freebsd').textContent()).toContain('25.7.9');
+
+    // An update requested for one agent shows on that agent, in the list and on its page.
+    const agentRow = page.getByTestId('firmware-agent-row').filter({ hasText: 'fw-tasks' });
+    await agentRow.getByRole('button', { name: 'Request update' }).click();
+    await agentRow.getByText('yes', { exact: true }).waitFor({ timeout: 15_000 });
+    await page.getByRole('link', { name: 'Agents', exact: true }).click();
+    await page.getByTestId('agent-row').filter({ hasText: 'fw-tasks' }).getByText('update', { exact: true }).waitFor({ timeout: 15_000 });
+    await page.getByRole('link', { name: 'fw-tasks', exact: true }).click();
+    await page.getByRole('link', { name: 'update requested' }).waitFor({ timeout: 15_000 });
   });
 
   it('lists these actions in the audit log, filterable by action', async () => {
     await page.getByRole('link', { name: 'Audit', exact: true }).click();
     const actions = () => page.getByTestId('audit-row').locator('td:nth-child(3)').allTextContents();
-    await expect.poll(actions, { timeout: 15_000 }).toEqual(expect.arrayContaining(['customer.create', 'user.create', 'auth.2fa_enabled', 'task.create', 'firmware.upload']));
+    await expect.poll(actions, { timeout: 15_000 }).toEqual(expect.arrayContaining(['customer.create', 'user.create', 'auth.2fa_enabled', 'task.create', 'firmware.upload', 'agent.update_request']));
     await page.getByLabel('Action', { exact: true }).fill('firmware.upload');
     await expect.poll(actions, { timeout: 15_000 }).toEqual(['firmware.upload']);
   });

@@ -51,6 +51,11 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
         <h1>{a.name}</h1>
         <StatusBadge status={a.status} />
         {a.connected ? <span className="badge badge-good">connected</span> : <span className="badge badge-muted">not connected</span>}
+        {a.update_requested ? (
+          <Link to="/firmware" className="badge badge-warn" title="The agent updates itself to the latest firmware at its updater's next check">
+            update requested
+          </Link>
+        ) : null}
       </div>
       <p className="muted agent-facts">
         <span>{a.hostname}</span>

@@ -78,7 +78,17 @@ export function AgentTable({ agents, customers, sort, descending }: { agents: Ag
               <td>
                 <RelativeTime iso={a.last_heartbeat} />
               </td>
-              <td className="mono">{a.agent_version ?? '–'}</td>
+              <td className="mono">
+                {a.agent_version ?? '–'}
+                {a.update_requested ? (
+                  <>
+                    {' '}
+                    <span className="badge badge-warn" title="Update requested: the agent updates itself at its updater's next check">
+                      update
+                    </span>
+                  </>
+                ) : null}
+              </td>
             </tr>
           ))}
         </tbody>
