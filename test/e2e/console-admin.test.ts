@@ -1,5 +1,6 @@
 // The console's administration pages in headless Chromium against the real server (issue 16, first
-// part): a customer created and given a scoped API key (shown once, then only its hint), a new user
+// part): a customer created and given a scoped API key (shown once, then only its hint), its
+// software-update rules and the lists its PCs download, a new user
 // created, who turns on two-factor sign-in from their account page with the QR code's secret and then
 // signs in with a code, a recurring task with the preview of its next runs, a firmware upload with its
 // progress bar, and the audit log listing all of it.
@@ -83,6 +84,24 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     expect(await page.getByTestId('secret-once').count()).toBe(0);
     await page.getByRole('link', { name: 'API keys', exact: true }).click();
     await expect.poll(() => page.getByTestId('api-key-row').filter({ hasText: 'Buchhaltung read' }).count()).toBe(1);
+  });
+
+  it("edits the customer's software-update rules and shows the lists its PCs download", async () => {
+    await page.getByRole('link', { name: 'Customers', exact: true }).click();
+    await page.getByTestId('customer-row').filter({ hasText: 'Bäckerei Sonnenschein GmbH' }).getByRole('link').first().click();
+    const wau = page.getByRole('region', { name: 'Windows software updates' });
+    const form = wau.getByRole('form', { name: 'Add a rule' });
+    for (const [id, action] of [['Mozilla.Firefox', 'allow'], ['Google.Chrome', 'block']] as const) {
+      await form.getByLabel('Package id').fill(id);
+      await form.locator('select').selectOption(action);
+      await form.getByRole('button', { name: 'Add rule' }).click();
+      await wau.getByRole('cell', { name: id }).first().waitFor({ timeout: 15_000 });
+    }
+    const shown = wau.locator('.wau-list-text pre');
+    await wau.getByRole('listitem').filter({ hasText: '/wau/included' }).getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => shown.textContent(), { timeout: 15_000 }).toBe('Mozilla.Firefox\n');
+    await wau.getByRole('listitem').filter({ hasText: '/wau/excluded' }).getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => shown.textContent(), { timeout: 15_000 }).toBe('Google.Chrome\n');
   });
 
   it('creates a user who turns on two-factor sign-in and then signs in with a code', async () => {

@@ -2,11 +2,12 @@
 // automatically (allow) and which never (block). Beside the rules, the software its agents report, from
 // which a rule can be started.
 import { useRef, useState, type RefObject } from 'react';
-import { api, API } from '../api/client';
+import { api } from '../api/client';
 import { useActionError } from '../ui/use-action-error';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { SoftwareInventory } from './software-inventory';
+import { WauLists } from './wau-lists';
 import { useSubmit } from '../ui/use-submit';
 
 export type WauAction = 'allow' | 'block';
@@ -40,14 +41,10 @@ export function WauSection({ customerId }: { customerId: number }) {
     setDraft((d) => ({ ...d, displayName: softwareName, action }));
     packageIdInput.current?.focus();
   };
-  const base = `${API}/customers/${customerId}/wau`;
   return (
     <section className="wau" aria-label="Windows software updates">
       <h2>Windows software updates</h2>
-      <p className="muted wau-lists">
-        winget-autoupdate on this customer&apos;s PCs downloads its lists with an agent API key: <code>{`${base}/included`}</code> (allowed package ids,
-        its included_apps.txt) and <code>{`${base}/excluded`}</code> (blocked package ids, its excluded_apps.txt).
-      </p>
+      <WauLists customerId={customerId} />
       <div className="wau-layout">
         <div className="wau-rules">
           <h3>Rules</h3>
