@@ -1,9 +1,9 @@
-// The console's administration pages in headless Chromium against the real server (issue 16, first
-// part): a customer created and given a scoped API key (shown once, then only its hint), its
-// software-update rules and the lists its PCs download, a new user
-// created, who turns on two-factor sign-in from their account page with the QR code's secret and then
-// signs in with a code, a recurring task with the preview of its next runs, a firmware upload with its
-// progress bar, and the audit log listing all of it.
+// The console's administration pages in headless Chromium against the real server (issue 16): a
+// customer created and given a scoped API key (shown once, then only its hint), its software-update
+// rules and the lists its PCs download, a new user created, who turns on two-factor sign-in from their
+// account page with the QR code's secret and then signs in with a code, a recurring task with the
+// preview of its next runs, a firmware upload with its progress bar and an update request shown on the
+// agent, and the audit log listing all of it.
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
