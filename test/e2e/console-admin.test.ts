@@ -5,14 +5,15 @@
 // preview of its next runs, a firmware upload with its progress bar and an update request shown on the
 // agent, and the audit log listing all of it.
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { generate } from 'otplib';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, SCREENSHOT_DIR, signIn, watchForTrouble } from '../helpers/browser.js';
+import { SCREENSHOT_DIR, signIn } from '../helpers/browser.js';
+import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
-import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import type { LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
 
@@ -21,9 +22,8 @@ const ANNA_PASSWORD = 'anna-password-7';
 
 describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   const clock = new ShiftedClock();
-  let webDir: string;
+  let run: ConsoleRun;
   let server: LiveServer;
-  let browser: Browser;
   let page: Page;
   let trouble: string[];
   let scopedKey: string;
@@ -34,25 +34,16 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
   };
 
   beforeAll(async () => {
-    webDir = await buildConsole();
-    server = await startLiveServer({ clock, env: { WEB_CONSOLE_DIR: webDir } });
+    run = await startConsole({ server: { clock } });
+    ({ server, page, trouble } = run);
     const token = await adminToken(server, 'admin', ADMIN_PASSWORD);
     const agentKey = (await createKey(server.app, bearer(token), 'agent')).key;
     // An agent for the task (registered, not connected: a recurring task only needs it to exist).
     const registered = await server.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(agentKey), payload: { hostname: 'fw-tasks.example', name: 'fw-tasks', platform: 'freebsd' } });
     expect(registered.statusCode, registered.body).toBe(200);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    trouble = watchForTrouble(page);
-    await page.goto(`${server.url}/`);
-    await signIn(page, 'admin', ADMIN_PASSWORD);
-    await page.getByTestId('count-online').waitFor();
+    await run.signInToFleet('admin', ADMIN_PASSWORD);
   }, PROCESS_TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (webDir) await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => run?.close());
 
   it('creates a customer and a key scoped to it, shown once and then only as its hint', async () => {
     await page.getByRole('link', { name: 'Customers', exact: true }).click();

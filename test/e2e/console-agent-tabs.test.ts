@@ -3,22 +3,22 @@
 // its simulated guests): the agents list, the overview panels, a guest started from its row, the events
 // list and its filter, a WireGuard peer added (config and QR code shown once) and deleted, and the
 // session's end.
-import { readFile, rm } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, signIn, watchForTrouble } from '../helpers/browser.js';
+import { signIn } from '../helpers/browser.js';
+import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { adminToken, bearer, createKey } from '../helpers/identity.js';
-import { startLiveServer, type LiveAgent, type LiveServer } from '../helpers/live-agent.js';
+import type { LiveAgent, LiveServer } from '../helpers/live-agent.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
 
 const PASSWORD = 'admin-password-1';
 const HOSTILE_SERVICE = '<script>alert("svc")</script>';
 
 describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  let webDir: string;
+  let run: ConsoleRun;
   let server: LiveServer;
-  let browser: Browser;
   let page: Page;
   let trouble: string[];
   let firewall: LiveAgent;
@@ -26,26 +26,17 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
   let token: string;
 
   beforeAll(async () => {
-    webDir = await buildConsole();
-    server = await startLiveServer({ env: { WEB_CONSOLE_DIR: webDir } });
+    run = await startConsole();
+    ({ server, page, trouble } = run);
     token = await adminToken(server, 'admin', PASSWORD);
     const key = (await createKey(server.app, bearer(token), 'agent')).key;
     const { agent_id: _id, platform: _platform, ...fixture } = JSON.parse(fixtureText('heartbeat-freebsd.json')) as Record<string, unknown>;
     const services = [{ name: HOSTILE_SERVICE, description: 'hostile', running: false }, ...(fixture.services as unknown[])];
     firewall = await server.startAgent(key, { name: 'fw-tabs', hostname: 'fw-tabs.example', platform: 'freebsd', collectSystem: () => ({ ...fixture, services }) });
     hypervisor = await server.startAgent(key, { name: 'pve-tabs', hostname: 'pve-tabs', platform: 'linux', heartbeatIntervalMs: 1000 });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    trouble = watchForTrouble(page);
-    await page.goto(`${server.url}/`);
-    await signIn(page, 'admin', PASSWORD);
-    await page.getByTestId('count-online').waitFor();
+    await run.signInToFleet('admin', PASSWORD);
   }, PROCESS_TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (webDir) await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => run?.close());
 
   const guestStatus = async (agentId: string, name: string) => {
     const res = await server.app.inject({ method: 'GET', url: `/api/v1/agents/${agentId}`, headers: bearer(token) });

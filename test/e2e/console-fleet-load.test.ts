@@ -2,16 +2,17 @@
 // page's counts, platform table and attention list agree with what the fleet is, its first load is
 // measured (reported, not asserted: these machines are shared), and its screenshot is taken for the
 // README. Also checks that the production bundle stays under 500 KB gzipped.
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformOf } from '../../src/fleet/fleet.js';
 import { SimulatedSystem } from '../../src/fleet/simulated-system.js';
-import { buildConsole, launchBrowser, signIn, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
+import { SCREENSHOT_DIR, signIn } from '../helpers/browser.js';
+import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
-import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import type { LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
 import { PROCESS_TEST_TIMEOUT_MS, ROOT } from '../helpers/spawn-server.js';
 
@@ -23,27 +24,19 @@ const ONLINE = AGENTS - OFFLINE - STALE - NEVER_SEEN;
 
 describe('the fleet page with 1,000 agents', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   const clock = new ShiftedClock();
-  let webDir: string;
+  let run: ConsoleRun;
   let server: LiveServer;
-  let browser: Browser;
   let page: Page;
   let trouble: string[];
 
   beforeAll(async () => {
-    webDir = await buildConsole();
-    server = await startLiveServer({ clock, env: { WEB_CONSOLE_DIR: webDir } });
+    run = await startConsole({ server: { clock }, viewport: { width: 1280, height: 800 } });
+    ({ server, page, trouble } = run);
     await adminToken(server, 'admin', 'admin-password-1');
     const key = apiKey((await createKey(server.app, bearer(await adminToken(server)), 'agent')).key);
     await seedFleet(server, key, clock);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    trouble = watchForTrouble(page);
   }, PROCESS_TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (webDir) await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => run?.close());
 
   it('signs in and shows the counts by status, by platform and the agents needing attention', async () => {
     await page.goto(`${server.url}/`);
@@ -82,7 +75,7 @@ describe('the fleet page with 1,000 agents', { timeout: PROCESS_TEST_TIMEOUT_MS 
 
   it('keeps the production bundle under 500 KB gzipped', async () => {
     let gzipped = 0;
-    for (const entry of await readdir(webDir, { recursive: true, withFileTypes: true })) {
+    for (const entry of await readdir(run.webDir, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !/\.(js|css|html)$/.test(entry.name)) continue;
       gzipped += gzipSync(await readFile(path.join(entry.parentPath, entry.name)), { level: 9 }).length;
     }

@@ -3,14 +3,15 @@
 // each page shows its heading, never scrolls sideways (wide tables scroll inside their own frame) and
 // reports nothing broken. With E2E_SCREENSHOT_DIR set, each page is also saved (full length) under
 // its pages/ folder for review; CI skips the 44 full-page screenshots.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, launchBrowser, SCREENSHOT_DIR, signIn, watchForTrouble } from '../helpers/browser.js';
+import { SCREENSHOT_DIR } from '../helpers/browser.js';
+import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { adminToken, bearer, createCustomer, createKey } from '../helpers/identity.js';
-import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import type { LiveServer } from '../helpers/live-agent.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
 
 const PASSWORD = 'admin-password-1';
@@ -27,16 +28,15 @@ function fixtureSystem(file: string): Record<string, unknown> {
 }
 
 describe('every console page at desktop and phone sizes', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  let webDir: string;
+  let run: ConsoleRun;
   let server: LiveServer;
-  let browser: Browser;
   let page: Page;
   let trouble: string[];
   const pages: Array<{ name: string; path: string }> = [];
 
   beforeAll(async () => {
-    webDir = await buildConsole();
-    server = await startLiveServer({ env: { WEB_CONSOLE_DIR: webDir, TERMINAL_SHELL: '/bin/sh' } });
+    run = await startConsole({ server: { env: { TERMINAL_SHELL: '/bin/sh' } }, viewport: SIZES[0] });
+    ({ server, page, trouble } = run);
     const token = await adminToken(server, 'admin', PASSWORD);
     const customer = await createCustomer(server.app, token, '10001', 'Bäckerei Sonnenschein GmbH');
     const key = (await createKey(server.app, bearer(token), 'agent')).key;
@@ -76,19 +76,10 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
       { name: 'terminal', path: '/terminal' },
     );
 
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: SIZES[0] });
-    trouble = watchForTrouble(page);
-    await page.goto(`${server.url}/`);
-    await signIn(page, 'admin', PASSWORD);
-    await page.getByTestId('count-online').waitFor();
+    await run.signInToFleet('admin', PASSWORD);
     if (KEEP_SCREENSHOTS) await mkdir(join(SCREENSHOT_DIR, 'pages'), { recursive: true });
   }, PROCESS_TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (webDir) await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => run?.close());
 
   for (const size of SIZES) {
     it(`shows every page at ${size.width}×${size.height} without sideways scrolling`, async () => {

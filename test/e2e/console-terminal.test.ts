@@ -2,13 +2,13 @@
 // the terminal WebSocket with the console's strict CSP, a command typed and answered by the server's
 // shell, the shell told the new size when the window changes, and the session's start and end in the
 // audit page.
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildConsole, launchBrowser, SCREENSHOT_DIR, signIn, watchForTrouble } from '../helpers/browser.js';
+import { SCREENSHOT_DIR } from '../helpers/browser.js';
+import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { adminToken } from '../helpers/identity.js';
-import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
 
 const PASSWORD = 'admin-password-1';
@@ -20,7 +20,7 @@ async function screenRows(page: Page): Promise<string[]> {
 }
 
 /** Types a command into the terminal and waits for a row that `answered` accepts. */
-async function run(page: Page, command: string, answered: (row: string) => boolean): Promise<string> {
+async function typeCommand(page: Page, command: string, answered: (row: string) => boolean): Promise<string> {
   await page.locator('.xterm-screen').click();
   await page.keyboard.type(command);
   await page.keyboard.press('Enter');
@@ -36,37 +36,26 @@ async function run(page: Page, command: string, answered: (row: string) => boole
 }
 
 describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  let webDir: string;
-  let server: LiveServer;
-  let browser: Browser;
+  let run: ConsoleRun;
   let page: Page;
   let trouble: string[];
 
   beforeAll(async () => {
-    webDir = await buildConsole();
-    server = await startLiveServer({ env: { WEB_CONSOLE_DIR: webDir, TERMINAL_SHELL: '/bin/sh' } });
-    await adminToken(server, 'admin', PASSWORD);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    trouble = watchForTrouble(page);
-    await page.goto(`${server.url}/`);
-    await signIn(page, 'admin', PASSWORD);
-    await page.getByTestId('count-online').waitFor();
+    run = await startConsole({ server: { env: { TERMINAL_SHELL: '/bin/sh' } }, viewport: { width: 1280, height: 800 } });
+    ({ page, trouble } = run);
+    await adminToken(run.server, 'admin', PASSWORD);
+    await run.signInToFleet('admin', PASSWORD);
   }, PROCESS_TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (webDir) await rm(webDir, { recursive: true, force: true });
-  });
+  afterAll(() => run?.close());
 
   it('runs `echo hi` in the server shell and shows the answer, with no CSP violation', async () => {
     await page.getByRole('link', { name: 'Terminal', exact: true }).click();
     await page.getByText('A shell on the RMM server').waitFor({ timeout: 15_000 });
-    await run(page, 'echo hi', (row) => row === 'hi');
+    await typeCommand(page, 'echo hi', (row) => row === 'hi');
     // The prompt line shows what was typed, the next line only the shell's answer.
     expect((await screenRows(page)).some((row) => row.endsWith('echo hi'))).toBe(true);
     // True colour: xterm styles such cells itself, which the CSP must not refuse.
-    await run(page, `printf '\\033[38;2;255;0;0mRED\\033[0m\\n'`, (row) => row === 'RED');
+    await typeCommand(page, `printf '\\033[38;2;255;0;0mRED\\033[0m\\n'`, (row) => row === 'RED');
     const color = await page.evaluate(`getComputedStyle(Array.from(document.querySelectorAll('.xterm-rows span')).find((s) => s.textContent === 'RED')).color`);
     expect(color).toBe('rgb(255, 0, 0)');
     await mkdir(SCREENSHOT_DIR, { recursive: true });
@@ -75,9 +64,9 @@ describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it('tells the shell the new size when the window changes', async () => {
-    const [, wideCols] = (await run(page, 'stty size', (row) => /^\d+ \d+$/.test(row))).split(' ').map(Number);
+    const [, wideCols] = (await typeCommand(page, 'stty size', (row) => /^\d+ \d+$/.test(row))).split(' ').map(Number);
     await page.setViewportSize({ width: 390, height: 844 });
-    await vi.waitFor(async () => expect(Number((await run(page, 'stty size', (row) => /^\d+ \d+$/.test(row) && Number(row.split(' ')[1]) < 50)).split(' ')[1])).toBeLessThan(50), { timeout: 20_000 });
+    await vi.waitFor(async () => expect(Number((await typeCommand(page, 'stty size', (row) => /^\d+ \d+$/.test(row) && Number(row.split(' ')[1]) < 50)).split(' ')[1])).toBeLessThan(50), { timeout: 20_000 });
     const [rows, cols] = (await screenRows(page)).filter((row) => /^\d+ \d+$/.test(row)).at(-1)!.split(' ').map(Number);
     expect(wideCols).toBeGreaterThan(100);
     expect(cols).toBeGreaterThan(20);
@@ -113,7 +102,7 @@ describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     await page.getByText('The shell has exited.').waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'New session' }).click();
     await page.getByText('A shell on the RMM server').waitFor({ timeout: 15_000 });
-    await run(page, 'echo again-$((6 * 7))', (row) => row === 'again-42');
+    await typeCommand(page, 'echo again-$((6 * 7))', (row) => row === 'again-42');
     expect(trouble).toEqual([]);
   });
 });

@@ -6,12 +6,13 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import os from 'node:os';
 import path from 'node:path';
 import { generate } from 'otplib';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedSystem } from '../../src/fleet/simulated-system.js';
-import { buildConsole, launchBrowser, signIn, SCREENSHOT_DIR, watchForTrouble } from '../helpers/browser.js';
+import { SCREENSHOT_DIR, signIn } from '../helpers/browser.js';
+import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { adminToken, apiKey, bearer, createKey } from '../helpers/identity.js';
-import { startLiveServer, type LiveServer } from '../helpers/live-agent.js';
+import type { LiveServer } from '../helpers/live-agent.js';
 import { ShiftedClock } from '../helpers/shifted-clock.js';
 import { PROCESS_TEST_TIMEOUT_MS, ROOT } from '../helpers/spawn-server.js';
 import { connect, exchange, TunnelTargets } from '../helpers/tunnels.js';
@@ -23,11 +24,10 @@ const HISTORY_MINUTES = 120;
 describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   const clock = new ShiftedClock();
   const targets = new TunnelTargets();
-  let webDir: string;
+  let run: ConsoleRun;
   let workDir: string;
   let backupFile: string;
   let server: LiveServer;
-  let browser: Browser;
   let page: Page;
   let trouble: string[];
   let secret: string;
@@ -37,11 +37,11 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
   const agentPage = (tab: string, query = '') => page.goto(`${server.url}/agents/${agentId}/${tab}${query}`);
 
   beforeAll(async () => {
-    webDir = await buildConsole();
+    run = await startConsole({ server: { clock } });
+    ({ server, page, trouble } = run);
     workDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-console-e2e-'));
     backupFile = path.join(workDir, 'config.xml');
     await copyFile(path.resolve(ROOT, '../shared/fixtures/opnsense-config.xml'), backupFile);
-    server = await startLiveServer({ clock, env: { WEB_CONSOLE_DIR: webDir } });
     const token = await adminToken(server, 'admin', PASSWORD);
     secret = await enableTwoFactor(server, token, clock);
     const key = (await createKey(server.app, bearer(token), 'agent')).key;
@@ -49,15 +49,11 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
     const system = new SimulatedSystem('freebsd', HOSTILE, mulberry(7), Date.now() - HISTORY_MINUTES * 60_000);
     await sendHistory(server, key, agentId, system, clock);
     await server.startAgent(key, { agentId, name: 'fw-e2e', hostname: HOSTILE, platform: 'freebsd', backupFile, collectSystem: () => system.collect(null) as Record<string, unknown> });
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    trouble = watchForTrouble(page);
   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await run?.close();
     await targets.close();
-    for (const dir of [webDir, workDir]) if (dir) await rm(dir, { recursive: true, force: true });
+    if (workDir) await rm(workDir, { recursive: true, force: true });
   });
 
   it('signs in with password and TOTP code, and the fleet page shows the agent online', async () => {
