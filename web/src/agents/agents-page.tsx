@@ -8,6 +8,7 @@ import { ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { AgentTable } from './agent-table';
 import { PreRegisterForm } from './pre-register-form';
+import { CustomerOptions } from '../ui/customer-options';
 
 const REFRESH_MS = 30_000;
 const SEARCH_DELAY_MS = 250;
@@ -36,12 +37,7 @@ export function AgentsPage() {
         <label>
           Customer
           <select value={filters.customer_id} onChange={(e) => setQuery({ customer: e.target.value })}>
-            <option value="">All</option>
-            {(customers.data ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.number} {c.name}
-              </option>
-            ))}
+            <CustomerOptions customers={customers.data ?? []} emptyLabel="All" />
           </select>
         </label>
         <label>

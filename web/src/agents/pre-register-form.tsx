@@ -6,6 +6,7 @@ import type { Agent, Customer } from '../api/types';
 import { Link } from '../router';
 import { ErrorBanner } from '../ui/widgets';
 import { useSubmit } from '../ui/use-submit';
+import { CustomerOptions } from '../ui/customer-options';
 
 export function PreRegisterForm({ customers, onCreated }: { customers: Customer[]; onCreated: () => void }) {
   const [name, setName] = useState('');
@@ -31,12 +32,7 @@ export function PreRegisterForm({ customers, onCreated }: { customers: Customer[
         <label>
           Customer
           <select name="agent-customer" value={customerId} onChange={(e) => setCustomerId(e.target.value)}>
-            <option value="">None</option>
-            {customers.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.number} {c.name}
-              </option>
-            ))}
+            <CustomerOptions customers={customers} emptyLabel="None" />
           </select>
         </label>
         <button type="submit" className="primary" disabled={busy}>

@@ -9,6 +9,7 @@ import { SecretOnce } from '../ui/secret-once';
 import { useResource } from '../use-resource';
 import { PERMISSIONS, type ApiKey, type CreatedApiKey, type Permission } from './key-types';
 import { useSubmit } from '../ui/use-submit';
+import { CustomerOptions } from '../ui/customer-options';
 
 export function ApiKeysPanel({ customers, customerId }: { customers: readonly Customer[]; customerId?: number }) {
   const path = customerId === undefined ? '/apikeys' : `/customers/${customerId}/apikeys`;
@@ -104,12 +105,7 @@ function CreateKeyForm({ customers, customerId, onCreated }: { customers: readon
           <label>
             Scope
             <select value={scope} onChange={(e) => setScope(e.target.value)}>
-              <option value="">All customers</option>
-              {customers.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.number} {c.name}
-                </option>
-              ))}
+              <CustomerOptions customers={customers} emptyLabel="All customers" />
             </select>
           </label>
         )}
