@@ -21,7 +21,8 @@ type Route = { method: string; url: string; access: string | undefined };
 
 const routes = (): Route[] => t.app.declaredRoutes.filter((r) => !r.hidden && r.method !== 'HEAD');
 const label = (r: Route) => `${r.method} ${r.url}`;
-const concrete = (url: string) => url.replace(/:[^/]+/g, '1');
+/** A URL for the route: `1` for every path parameter; the agent socket also needs its agent_id (an unknown one). */
+const concrete = (url: string) => url.replace(/:[^/]+/g, '1') + (url.endsWith('/agent/ws') ? '?agent_id=00000000000000aa' : '');
 
 // The contract's lists, written out by path so that a wrong declaration on a route is caught.
 const NO_CREDENTIALS = ['POST /api/v1/auth/login', 'POST /api/v1/auth/2fa/validate', 'GET /healthz', 'GET /readyz', 'GET /api/v1/openapi.json'];
@@ -34,13 +35,17 @@ const AGENT_KEY = [
   /^DELETE \/api\/v1\/agents\/:[^/]+\/request-update$/,
   /^GET \/api\/v1\/customers\/:[^/]+\/wau\/(included|excluded)$/,
 ];
-const TERMINAL = /\/terminal|^GET \/api\/v1\/agent\/ws$/;
+const TERMINAL = /^GET \/api\/v1\/terminal$/;
 const USERS_ONLY = [
   /^(POST \/api\/v1\/users|PUT \/api\/v1\/users\/:[^/]+\/password|DELETE \/api\/v1\/users\/:[^/]+)$/,
   /^POST \/api\/v1\/auth\/(2fa\/(setup|confirm|disable)|logout)$/,
   TERMINAL,
 ];
+/** GETs a read key may not call: the terminal, the agent socket (§1) and the tunnel proxy socket (§8: write/admin). */
+const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/];
 const matches = (r: Route, patterns: RegExp[]) => patterns.some((p) => p.test(label(r)));
+/** What a key gets where it may not go: 401 at the terminal (a real login only, §11), 403 anywhere else. */
+const refusal = (r: Route) => `${label(r)} → ${TERMINAL.test(label(r)) ? '401 UNAUTHORIZED' : '403 FORBIDDEN'}`;
 
 /**
  * One request to a route with the given credentials. Writes carry a body of an unknown content type:
@@ -118,8 +123,12 @@ describe('read key', () => {
   it('may call every GET (GET /customers answers 200)', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/customers', headers: apiKey(keys.read.key) });
     expect(res.statusCode, res.body).toBe(200);
-    const gets = routes().filter((r) => r.method === 'GET' && r.access !== 'public' && !TERMINAL.test(label(r)));
-    expect(refused(await walk(gets, apiKey(keys.read.key)))).toEqual([]);
+    const gets = routes().filter((r) => r.method === 'GET' && r.access !== 'public');
+    const allowed = gets.filter((r) => !matches(r, NOT_FOR_READ_KEYS));
+    expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
+    const denied = gets.filter((r) => matches(r, NOT_FOR_READ_KEYS));
+    expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
+    expect(denied).toHaveLength(3);
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {
@@ -144,7 +153,7 @@ describe('agent key', () => {
   it('may call only the agent routes of the contract; every other route answers 403', async () => {
     const closed = routes().filter((r) => r.access !== 'public');
     const lines = await walk(closed, apiKey(keys.agent.key));
-    const expected = closed.map((r) => (matches(r, AGENT_KEY) ? 'allowed' : `${label(r)} → 403 FORBIDDEN`));
+    const expected = closed.map((r) => (matches(r, AGENT_KEY) ? 'allowed' : refusal(r)));
     expect(against(lines, expected)).toEqual(expected);
   });
 });
@@ -166,7 +175,7 @@ describe('write and admin keys', () => {
   it.each(['write', 'admin'] as const)('a key with permission %s may call everything except user management, 2FA and the terminal', async (p) => {
     const closed = routes().filter((r) => r.access !== 'public');
     const lines = await walk(closed, apiKey(keys[p].key));
-    const expected = closed.map((r) => (matches(r, USERS_ONLY) ? `${label(r)} → 403 FORBIDDEN` : 'allowed'));
+    const expected = closed.map((r) => (matches(r, USERS_ONLY) ? refusal(r) : 'allowed'));
     expect(against(lines, expected)).toEqual(expected);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError } from '../src/platform/errors.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
+import { adminToken, bearer } from './helpers/identity.js';
 
 // Probe routes exercise framework paths (body parsing, validation, thrown errors) that no feature
 // route of this stage takes a body for; they go through exactly the same plugins as feature routes.
@@ -122,6 +123,24 @@ describe('error responses', () => {
       request_id: res.headers['x-request-id'],
     });
     expect(res.body).not.toMatch(/hunter2|ECONNREFUSED|10\.0\.0\.5|at /);
+  });
+});
+
+describe('WebSocket endpoints asked without an upgrade', () => {
+  it('answer 426 UPGRADE_REQUIRED with the error body and Upgrade: websocket, after the same checks', async () => {
+    const token = await adminToken(t);
+    const agent = await t.app.inject({ method: 'POST', url: '/api/v1/agents', headers: bearer(token), payload: { name: 'ws-plain-get' } });
+    expect(agent.statusCode, agent.body).toBe(201);
+    const agentId = (agent.json() as { id: string }).id;
+    for (const url of ['/api/v1/terminal', `/api/v1/agent/ws?agent_id=${agentId}`]) {
+      const res = await t.app.inject({ method: 'GET', url, headers: bearer(token) });
+      expect(res.statusCode, url).toBe(426);
+      expect(res.headers.upgrade).toBe('websocket');
+      expect(expectErrorBody(res, 'UPGRADE_REQUIRED').error).toContain('WebSocket');
+    }
+    // Checks still come first: no credentials is 401, an unknown agent 404.
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/terminal' })).statusCode).toBe(401);
+    expectErrorBody(await t.app.inject({ method: 'GET', url: '/api/v1/agent/ws?agent_id=00000000000000aa', headers: bearer(token) }), 'NOT_FOUND');
   });
 });
 

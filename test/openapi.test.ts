@@ -28,6 +28,13 @@ describe('OpenAPI document', () => {
     expect(result.valid).toBe(true);
   });
 
+  it('documents the WebSocket endpoints with who may open them', async () => {
+    const doc = (await fetchDocument()) as unknown as { paths: Record<string, Record<string, { 'x-access'?: string; description?: string }>> };
+    const access = Object.fromEntries(['/api/v1/agent/ws', '/api/v1/terminal', '/api/v1/proxy/{tunnel_id}'].map((p) => [p, doc.paths[p]?.get?.['x-access']]));
+    expect(access).toEqual({ '/api/v1/agent/ws': 'agent', '/api/v1/terminal': 'session', '/api/v1/proxy/{tunnel_id}': 'write' });
+    expect(doc.paths['/api/v1/terminal']?.get?.description).toContain('426');
+  });
+
   it('lists every route of the app with the error body for 4xx and 5xx', async () => {
     const doc = await fetchDocument();
     const routes = t.app.declaredRoutes.filter((r) => !r.hidden && r.method !== 'HEAD');

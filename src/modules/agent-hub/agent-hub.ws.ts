@@ -1,12 +1,13 @@
 // GET /agent/ws: the agent's command channel (contract §5). Everything is checked before the upgrade,
 // so a refused agent gets a plain HTTP answer in the contract's error body: 401 bad key (auth hook),
 // 403 read key or another customer's agent, 404 unknown agent, 400 bad agent_id.
-import type {} from '@fastify/websocket'; // the route option `websocket: true` and its handler types
+import type {} from '@fastify/websocket'; // the route option `wsHandler` and its handler types
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
+import { requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
 import { AppError } from '../../platform/errors.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
@@ -30,32 +31,32 @@ const ownCopy = (id: string) => Buffer.from(id, 'latin1').toString('latin1');
 export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: AgentService }> = async (app, { hub, agents }) => {
   // The upgrade's response is known to the preHandler only; the socket handler releases it.
   const upgrades = new WeakMap<IncomingMessage, ServerResponse>();
-  app.get(
-    '/agent/ws',
-    {
-      websocket: true,
-      config: { access: 'agent' },
-      schema: {
-        summary: 'WebSocket for an agent: commands from the server, answers and tunnel bytes from the agent',
-        description:
-          `Authenticate with \`X-API-Key\` (or \`api_key\`); agent, write and admin keys and signed-in users may connect, read keys may not (403), and a key scoped to a customer only as that customer's agents (403). Unknown agent → 404. A second socket for the same agent replaces the first (close code 4000); deleting the agent closes it (4004). ` +
-          `The server pings every 30 s and drops a socket silent for 90 s. Messages over ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB close it with 1009. Frames: see contract §5.`,
-        tags: ['agent protocol'],
-        querystring: z.object({ agent_id: agentIdSchema, api_key: z.string().optional() }),
-      },
-      preHandler: async (request, reply) => {
-        const caller = callerOf(request);
-        if (caller.kind === 'api_key' && caller.permission === 'read') {
-          throw new AppError('FORBIDDEN', 'A read key cannot connect as an agent');
-        }
-        await agents.assertMayConnect(caller, request.query.agent_id);
-        upgrades.set(request.raw, reply.raw);
-      },
+  app.route({
+    method: 'GET',
+    url: '/agent/ws',
+    config: { access: 'agent' },
+    schema: {
+      summary: 'WebSocket for an agent: commands from the server, answers and tunnel bytes from the agent',
+      description:
+        `Authenticate with \`X-API-Key\` (or \`api_key\`); agent, write and admin keys and signed-in users may connect, read keys may not (403), and a key scoped to a customer only as that customer's agents (403). Unknown agent → 404. A second socket for the same agent replaces the first (close code 4000); deleting the agent closes it (4004). ` +
+        `The server pings every 30 s and drops a socket silent for 90 s. Messages over ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB close it with 1009. Frames: see contract §5.` +
+        WEBSOCKET_ONLY_NOTE,
+      tags: ['agent protocol'],
+      querystring: z.object({ agent_id: agentIdSchema, api_key: z.string().optional() }),
     },
-    (socket, request) => {
+    preHandler: async (request, reply) => {
+      const caller = callerOf(request);
+      if (caller.kind === 'api_key' && caller.permission === 'read') {
+        throw new AppError('FORBIDDEN', 'A read key cannot connect as an agent');
+      }
+      await agents.assertMayConnect(caller, request.query.agent_id);
+      upgrades.set(request.raw, reply.raw);
+    },
+    handler: requireWebSocketUpgrade,
+    wsHandler: (socket, request) => {
       releaseUpgrade(upgrades.get(request.raw), request.raw.socket, socket);
       upgrades.delete(request.raw);
       hub.attach(ownCopy(request.query.agent_id), socket, ownCopy(request.ip));
     },
-  );
+  });
 };

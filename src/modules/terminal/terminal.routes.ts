@@ -7,6 +7,7 @@ import type {} from '@fastify/websocket';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
+import { requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
 import { AppError } from '../../platform/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { shellPath, TerminalSession } from './terminal-session.js';
@@ -25,34 +26,34 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
   const sessions = new Map<number, number>(); // user id → open sessions
   const shell = shellPath(options.shell);
 
-  app.get(
-    '/terminal',
-    {
-      websocket: true,
-      config: { access: 'session' },
-      schema: {
-        summary: 'Web terminal: a shell on the server over a WebSocket (signed-in users only)',
-        description:
-          'Sign in with `token=<JWT>` (browsers cannot set headers on WebSockets) or `Authorization: Bearer`. API keys of any permission → 401. An `Origin` must be this server\'s or listed in ALLOWED_ORIGINS (else 403). At most 5 sessions per user (429). ' +
-          'Client → server: binary messages are keystrokes; text messages are JSON control frames `{"type":"resize","cols":N,"rows":N}`. Server → client: binary output. ' +
-          'The shell (TERMINAL_SHELL) is killed when the socket closes; the socket closes when the shell exits (1000) or after 30 minutes without input or output (4008). TERMINAL_ENABLED=false → 404. ' +
-          'The audit log records `terminal.start` and `terminal.end` (the end entry\'s path is `/api/v1/terminal;duration_s=N;reason=client|shell|idle`, its status_code the close code: 1000, or 4008 idle).',
-        tags: ['terminal'],
-        querystring: z.object({ token: z.string().optional(), cols: size(80), rows: size(24) }),
-      },
-      preHandler: async (request) => {
-        const origin = request.headers.origin;
-        if (origin !== undefined && !originAllowed(origin, `${request.protocol}://${request.host}`, options.allowedOrigins)) {
-          throw new AppError('FORBIDDEN', `Origin ${origin} may not open the terminal; add it to ALLOWED_ORIGINS`);
-        }
-        const caller = callerOf(request);
-        if (caller.kind !== 'user') throw new AppError('UNAUTHORIZED', 'The terminal takes a signed-in user only');
-        if ((sessions.get(caller.userId) ?? 0) >= MAX_SESSIONS_PER_USER) {
-          throw new AppError('RATE_LIMITED', `At most ${MAX_SESSIONS_PER_USER} terminal sessions per user; close one first`);
-        }
-      },
+  app.route({
+    method: 'GET',
+    url: '/terminal',
+    config: { access: 'session' },
+    schema: {
+      summary: 'Web terminal: a shell on the server over a WebSocket (signed-in users only)',
+      description:
+        'Sign in with `token=<JWT>` (browsers cannot set headers on WebSockets) or `Authorization: Bearer`. API keys of any permission → 401. An `Origin` must be this server\'s or listed in ALLOWED_ORIGINS (else 403). At most 5 sessions per user (429). ' +
+        'Client → server: binary messages are keystrokes; text messages are JSON control frames `{"type":"resize","cols":N,"rows":N}`. Server → client: binary output. ' +
+        'The shell (TERMINAL_SHELL) is killed when the socket closes; the socket closes when the shell exits (1000) or after 30 minutes without input or output (4008). TERMINAL_ENABLED=false → 404. ' +
+        'The audit log records `terminal.start` and `terminal.end` (the end entry\'s path is `/api/v1/terminal;duration_s=N;reason=client|shell|idle`, its status_code the close code: 1000, or 4008 idle).' +
+        WEBSOCKET_ONLY_NOTE,
+      tags: ['terminal'],
+      querystring: z.object({ token: z.string().optional(), cols: size(80), rows: size(24) }),
     },
-    (socket, request) => {
+    preHandler: async (request) => {
+      const origin = request.headers.origin;
+      if (origin !== undefined && !originAllowed(origin, `${request.protocol}://${request.host}`, options.allowedOrigins)) {
+        throw new AppError('FORBIDDEN', `Origin ${origin} may not open the terminal; add it to ALLOWED_ORIGINS`);
+      }
+      const caller = callerOf(request);
+      if (caller.kind !== 'user') throw new AppError('UNAUTHORIZED', 'The terminal takes a signed-in user only');
+      if ((sessions.get(caller.userId) ?? 0) >= MAX_SESSIONS_PER_USER) {
+        throw new AppError('RATE_LIMITED', `At most ${MAX_SESSIONS_PER_USER} terminal sessions per user; close one first`);
+      }
+    },
+    handler: requireWebSocketUpgrade,
+    wsHandler: (socket, request) => {
       const caller = callerOf(request);
       if (caller.kind !== 'user') return socket.close(1008, 'user only');
       sessions.set(caller.userId, (sessions.get(caller.userId) ?? 0) + 1);
@@ -73,7 +74,7 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
         socket.close(1011, 'shell could not be started');
       }
     },
-  );
+  });
 };
 
 /** The server's own origin, or one of ALLOWED_ORIGINS (compared as parsed origins). */

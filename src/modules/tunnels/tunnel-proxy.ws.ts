@@ -3,11 +3,12 @@
 // HTTPS to the server). Everything is checked before the upgrade, so a refused client gets a plain HTTP
 // answer in the contract's error body: 401 without valid credentials, 403 for read and agent keys, 404
 // for an unknown tunnel or one whose agent is outside the caller's customer scope.
-import type {} from '@fastify/websocket'; // the route option `websocket: true` and its handler types
+import type {} from '@fastify/websocket'; // the route option `wsHandler` and its handler types
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createWebSocketStream } from 'ws';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
+import { requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
 import { AppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { MAX_MESSAGE_BYTES } from '../agent-hub/agent-protocol.js';
@@ -21,33 +22,33 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
   app,
   { tunnels, agents, logger },
 ) => {
-  app.get(
-    '/proxy/:tunnel_id',
-    {
-      websocket: true,
-      // Write: a session through a tunnel reaches into the customer's network like opening one does.
-      config: { access: 'write' },
-      schema: {
-        summary: 'WebSocket carrying one session through a tunnel (raw bytes as binary messages)',
-        description:
-          'For clients that cannot reach the tunnel\'s proxy_port: each connection is one session to the tunnel\'s target, exactly like a TCP connection on proxy_port. ' +
-          'Authenticate with a bearer token (`Authorization` or `token`) or a write/admin key (`X-API-Key` or `api_key`); read and agent keys get 403, and a tunnel that does not exist or whose agent is outside a scoped key\'s customer gets 404, all before the upgrade. ' +
-          `Messages may be up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (a larger one closes the socket with 1009). ` +
-          'The socket closes when the target closes (after its last bytes), when the tunnel closes, or when the client takes nothing for 10 s while the target sends (one stuck client would otherwise hold up every session of the agent). `npm run cli -- tunnel connect` turns this into a local port.',
-        tags: ['tunnels'],
-        params: z.object({ tunnel_id: tunnelIdSchema }),
-      },
-      preHandler: async (request) => {
-        const tunnel = tunnels.find(request.params.tunnel_id);
-        if (!tunnel) throw new AppError('NOT_FOUND', 'Tunnel not found');
-        await agents.get(callerOf(request), tunnel.agentId); // 404 outside the caller's scope
-      },
+  app.route({
+    method: 'GET',
+    url: '/proxy/:tunnel_id',
+    // Write: a session through a tunnel reaches into the customer's network like opening one does.
+    config: { access: 'write' },
+    schema: {
+      summary: 'WebSocket carrying one session through a tunnel (raw bytes as binary messages)',
+      description:
+        'For clients that cannot reach the tunnel\'s proxy_port: each connection is one session to the tunnel\'s target, exactly like a TCP connection on proxy_port. ' +
+        'Authenticate with a bearer token (`Authorization` or `token`) or a write/admin key (`X-API-Key` or `api_key`); read and agent keys get 403, and a tunnel that does not exist or whose agent is outside a scoped key\'s customer gets 404, all before the upgrade. ' +
+        `Messages may be up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (a larger one closes the socket with 1009). ` +
+        'The socket closes when the target closes (after its last bytes), when the tunnel closes, or when the client takes nothing for 10 s while the target sends (one stuck client would otherwise hold up every session of the agent). `npm run cli -- tunnel connect` turns this into a local port.' +
+        WEBSOCKET_ONLY_NOTE,
+      tags: ['tunnels'],
+      params: z.object({ tunnel_id: tunnelIdSchema }),
     },
-    (socket, request) => {
+    preHandler: async (request) => {
+      const tunnel = tunnels.find(request.params.tunnel_id);
+      if (!tunnel) throw new AppError('NOT_FOUND', 'Tunnel not found');
+      await agents.get(callerOf(request), tunnel.agentId); // 404 outside the caller's scope
+    },
+    handler: requireWebSocketUpgrade,
+    wsHandler: (socket, request) => {
       const tunnel = tunnels.find(request.params.tunnel_id);
       if (!tunnel) return socket.close(1011, 'tunnel closed');
       logger.info({ tunnelId: tunnel.id, agentId: tunnel.agentId, ...actorOf(callerOf(request)) }, 'tunnel session over the proxy socket');
       tunnels.accept(tunnel, createWebSocketStream(socket));
     },
-  );
+  });
 };
