@@ -124,9 +124,11 @@ function AuditList({ filters }: { filters: Filters }) {
                     <Badge tone="muted">{e.actor_type === 'user' ? 'user' : 'API key'}</Badge> <span className="mono">{e.actor}</span>
                   </td>
                   <td className="mono">{e.action}</td>
-                  <td className="mono audit-target">{`${e.method} ${e.path}`}</td>
-                  <td className="mono audit-details">
-                    <span className={e.status_code >= 400 ? 'audit-failed' : undefined}>{JSON.stringify({ status: e.status_code, ip: e.ip })}</span>
+                  <td className="mono">
+                    <div className="audit-wrap">{`${e.method} ${e.path}`}</div>
+                  </td>
+                  <td className="mono">
+                    <div className={e.status_code >= 400 ? 'audit-wrap audit-failed' : 'audit-wrap'}>{JSON.stringify({ status: e.status_code, ip: e.ip })}</div>
                   </td>
                 </tr>
               ))}
