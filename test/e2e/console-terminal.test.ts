@@ -74,7 +74,18 @@ describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(rows).toBe((await screenRows(page)).length);
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'terminal-mobile.png') });
+
+    // A phone has no Ctrl key: the page's own key bar interrupts a running command.
+    expect(await page.getByRole('toolbar', { name: 'Terminal keys' }).isVisible()).toBe(true);
+    await page.locator('.xterm-screen').click();
+    await page.keyboard.type('sleep 600; echo not-interrupted');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Control-C' }).click();
+    await typeCommand(page, 'echo after-interrupt', (row) => row === 'after-interrupt');
+    expect((await screenRows(page)).some((row) => row === 'not-interrupted')).toBe(false);
+
     await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await page.getByRole('toolbar', { name: 'Terminal keys' }).isVisible()).toBe(false);
   });
 
   it('ends the session when the page is left, and the audit page lists its start and end', async () => {

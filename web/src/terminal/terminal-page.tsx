@@ -7,6 +7,7 @@ import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { letTerminalStylesThroughCsp } from './csp-styles';
 import { TerminalSocket } from './terminal-socket';
+import { TouchKeys } from './touch-keys';
 import './terminal.css';
 
 letTerminalStylesThroughCsp();
@@ -18,6 +19,9 @@ export function TerminalPage() {
   const [phase, setPhase] = useState<Phase>({ kind: 'connecting' });
   // Bumped by "New session": the effect below tears the old terminal down and starts a new one.
   const [generation, setGeneration] = useState(0);
+  // The open terminal and its socket, for the touch keys.
+  const [terminal, setTerminal] = useState<Terminal | null>(null);
+  const socketRef = useRef<TerminalSocket | null>(null);
 
   useEffect(() => {
     const element = host.current;
@@ -42,6 +46,8 @@ export function TerminalPage() {
         },
       },
     );
+    socketRef.current = socket;
+    setTerminal(term);
     const input = term.onData((text) => socket.sendInput(text));
     const binary = term.onBinary((data) => socket.sendBinary(data));
     const resized = term.onResize((size) => socket.resize(size));
@@ -55,6 +61,8 @@ export function TerminalPage() {
       binary.dispose();
       resized.dispose();
       socket.close();
+      socketRef.current = null;
+      setTerminal(null);
       term.dispose();
     };
   }, [generation]);
@@ -73,6 +81,7 @@ export function TerminalPage() {
         ) : null}
       </div>
       <div className="terminal-host" ref={host} aria-label="Terminal" />
+      <TouchKeys terminal={terminal} onKey={(sequence) => socketRef.current?.sendInput(sequence)} />
     </section>
   );
 }
