@@ -37,6 +37,8 @@ export function TerminalPage() {
       {
         open: () => {
           setPhase({ kind: 'open' });
+          // The window may have changed while connecting: resizes before this were not sent.
+          socket.resize({ cols: term.cols, rows: term.rows });
           term.focus();
         },
         output: (bytes) => term.write(bytes),
