@@ -10,8 +10,8 @@ export interface TerminalSize {
 export interface TerminalSocketEvents {
   open(): void;
   output(bytes: Uint8Array): void;
-  /** `opened` tells a refused connection (never opened) from a session that ended. */
-  closed(reason: string, opened: boolean): void;
+  /** The session ended or was refused; the reason is the sentence to show. */
+  closed(reason: string): void;
 }
 
 export class TerminalSocket {
@@ -33,7 +33,7 @@ export class TerminalSocket {
     this.ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
       events.output(typeof event.data === 'string' ? this.encoder.encode(event.data) : new Uint8Array(event.data));
     };
-    this.ws.onclose = (event) => events.closed(closeReason(event.code, this.opened), this.opened);
+    this.ws.onclose = (event) => events.closed(closeReason(event.code, this.opened));
   }
 
   /** Keystrokes (and pasted text) as UTF-8. */
