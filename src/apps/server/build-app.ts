@@ -12,6 +12,7 @@ import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { openApiPlugin } from '../../http/openapi.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
+import { refusedUpgradePlugin } from '../../http/websocket-route.js';
 import { agentProtocolRoutes } from '../../modules/agents/agent-protocol.routes.js';
 import { agentRoutes } from '../../modules/agents/agents.routes.js';
 import { AgentHub } from '../../modules/agent-hub/agent-hub.js';
@@ -100,6 +101,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // First: its onRequest hook marks upgrade requests, and its onResponse hook destroys the socket of a
   // refused upgrade. Registered after the auth hook, a 401 left the refused socket open (and shutdown waiting).
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+  await app.register(refusedUpgradePlugin);
   await app.register(routeAccessPlugin);
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
