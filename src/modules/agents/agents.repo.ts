@@ -113,3 +113,8 @@ export function setAgentCustomer(db: Db, id: string, customerId: number | null):
 export async function deleteAgent(db: Db, id: string): Promise<void> {
   await db.deleteFrom('agents').where('id', '=', id).execute();
 }
+
+/** The owning customer of each of `ids` that exists (the socket upgrade's check, batched). */
+export function findAgentCustomers(db: Db, ids: readonly string[]): Promise<Array<{ id: string; customer_id: number | null }>> {
+  return db.selectFrom('agents').select(['id', 'customer_id']).where('id', 'in', [...ids]).execute();
+}

@@ -10,7 +10,8 @@ import { AppError } from '../../platform/errors.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import * as repo from './agents.repo.js';
-import { insertEvents, listEvents, type EventFilter } from './events.repo.js';
+import { ConnectionBatches } from './connection-batches.js';
+import { listEvents, type EventFilter } from './events.repo.js';
 
 export type Agent = repo.AgentRow;
 
@@ -39,11 +40,15 @@ export function newAgentId(): string {
 }
 
 export class AgentService {
+  readonly #sockets: ConnectionBatches;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     readonly connections: AgentConnections,
-  ) {}
+  ) {
+    this.#sockets = new ConnectionBatches(db);
+  }
 
   now(): Date {
     return this.clock.now();
@@ -148,9 +153,9 @@ export class AgentService {
    * another customer than the key's scope → 403.
    */
   async assertMayConnect(caller: Caller, id: string): Promise<void> {
-    const agent = await repo.findAgent(this.db, id);
+    const agent = await this.#sockets.ownerOf(id);
     if (!agent) throw notFound();
-    if (!inScope(caller, agent.customer_id)) throw new AppError('FORBIDDEN', 'This key may not connect as an agent of another customer');
+    if (!inScope(caller, agent.customerId)) throw new AppError('FORBIDDEN', 'This key may not connect as an agent of another customer');
   }
 
   /** The items whose agent the caller may see (a scoped key: its customer's agents only). */
@@ -163,7 +168,7 @@ export class AgentService {
 
   /** Records a WebSocket connect or disconnect. */
   recordConnection(agentId: string, type: 'connected' | 'disconnected', at: Date): Promise<void> {
-    return insertEvents(this.db, [{ agent_id: agentId, type, created_at: at }]);
+    return this.#sockets.record({ agent_id: agentId, type, created_at: at });
   }
 
   async delete(caller: Caller, id: string): Promise<void> {

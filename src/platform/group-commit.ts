@@ -1,0 +1,63 @@
+// Group commit: callers hand in one item each and wait for its outcome, while the items that arrive
+// during one batch's round trip become the next batch. A lone item waits for nobody; under load many
+// items share one statement (one database round trip instead of one each), so throughput rises with
+// load instead of queueing on the connection pool. Used for heartbeats, connection events and the
+// agent lookups of socket upgrades.
+
+export interface GroupCommitOptions {
+  /** Most items in one batch (statement size and parameter limits). */
+  maxBatch?: number;
+}
+
+interface Pending<I, O> {
+  item: I;
+  resolve(outcome: O): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * One serial pipeline. `writeBatch` gets the batch's items in arrival order and returns one outcome per
+ * item, in the same order; when it throws, every item of that batch fails with its error.
+ */
+export class GroupCommit<I, O> {
+  #queue: Pending<I, O>[] = [];
+  #draining = false;
+  readonly #maxBatch: number;
+
+  constructor(
+    private readonly writeBatch: (items: I[]) => Promise<O[]>,
+    options: GroupCommitOptions = {},
+  ) {
+    this.#maxBatch = options.maxBatch ?? 200;
+  }
+
+  submit(item: I): Promise<O> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ item, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, this.#maxBatch);
+        try {
+          const outcomes = await this.writeBatch(batch.map((p) => p.item));
+          batch.forEach((p, i) => p.resolve(outcomes[i] as O));
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+        // Let go of the answered items at once. While this frame still pointed to them, at 10,000
+        // agents (B7) every heartbeat's body and parsed document outlived two young-generation
+        // collections and was promoted: 23 % of the young generation, 3 MB every 0.6 s, for the next
+        // full collection to find dead; with this line 2 %. (This loop can run for seconds under load, so
+        // its frame is likely in the old generation, where the young collections treat it as a root.)
+        batch.length = 0;
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}
