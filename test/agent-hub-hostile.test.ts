@@ -133,10 +133,14 @@ describe('hostile frames', () => {
       });
 
     for (const frame of MALFORMED) hostile.ws.send(frame);
+    // Binary frames too short for the session id they announce, or announcing none, are dropped and counted.
     hostile.ws.send(Buffer.from([0xff, 0x00, 0xde, 0xad, 0xbe, 0xef]), { binary: true });
+    hostile.ws.send(Buffer.from([0x00, 0x41]), { binary: true });
+    hostile.ws.send(Buffer.alloc(0), { binary: true });
+    const malformed = MALFORMED.length + 3;
     hostile.ws.send(JSON.stringify({ type: 'response', id: 'no-such-command', success: true, data: {} }));
     hostile.ws.send('{"type":"response","id":"proto","success":true,"data":{"__proto__":{"polluted":true}}}');
-    await counted(MALFORMED.length, 2);
+    await counted(malformed, 2);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 
     // A command to the victim: its id, answered from the hostile socket, settles nothing.
@@ -146,7 +150,7 @@ describe('hostile frames', () => {
     const forged = { type: 'response', id: command.id, success: true, data: { exit_code: 0, stdout: 'forged\n', stderr: '' } };
     hostile.ws.send(JSON.stringify(forged));
     hostile.ws.send(JSON.stringify({ type: 'response', id: command.id, success: false, error: 'forged failure' }));
-    await counted(MALFORMED.length, 4);
+    await counted(malformed, 4);
     expect((await hub()).agents.find((a) => a.agent_id === victimId)?.pending_commands).toBe(1);
 
     victim.ws.send(JSON.stringify({ ...forged, data: { exit_code: 0, stdout: 'victim-host\n', stderr: '' } }));
@@ -155,7 +159,7 @@ describe('hostile frames', () => {
     expect(answer.json()).toMatchObject({ exit_code: 0, stdout: 'victim-host\n' });
     // The same answer again is late: ignored and counted.
     victim.ws.send(JSON.stringify(forged));
-    await counted(MALFORMED.length, 5);
+    await counted(malformed, 5);
 
     expect(hostile.ws.readyState).toBe(WebSocket.OPEN);
     expect(await connected(hostileId)).toBe(true);

@@ -10,7 +10,8 @@ import type { Logger } from '../../platform/logger.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentConnections } from '../agents/agents.service.js';
 import type { AgentCommander } from './agent-commander.js';
-import { agentFrameSchema, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
+import { LogThrottle } from '../../platform/log-throttle.js';
+import { agentFrameSchema, isTunnelFrame, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
 import { DrainWatch } from './drain-watch.js';
 
 /** Tunnel clients paused for a full agent send queue resume once it is down to this. */
@@ -46,6 +47,8 @@ export interface AgentHubOptions {
   pingIntervalMs?: number;
   /** A socket with no frame and no pong for this long is dropped. */
   silenceLimitMs?: number;
+  /** Repeated warnings (malformed frames of one agent, failed event writes) are logged once per window (default 60 s). */
+  logWindowMs?: number;
   /** Records connected/disconnected events (failures are logged, never thrown). */
   recordEvent(agentId: string, type: ConnectionEventType, at: Date): Promise<void>;
 }
@@ -81,6 +84,8 @@ export class AgentHub implements AgentCommander, AgentConnections {
   readonly #keepAlive: PeriodicJob;
   readonly #silenceLimitMs: number;
   #droppedFrames = 0;
+  /** Lines an agent (or a database outage under every agent) could otherwise repeat without bound. */
+  readonly #logs: LogThrottle;
   #unknownResponses = 0;
   #stopping = false;
   /** Who waits for an agent's next connection (task health checks). */
@@ -100,6 +105,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     private readonly options: AgentHubOptions,
   ) {
     this.#silenceLimitMs = options.silenceLimitMs ?? 90_000;
+    this.#logs = new LogThrottle(logger, { windowMs: options.logWindowMs ?? 60_000 });
     this.#keepAlive = new PeriodicJob('agent keep-alive', clock, options.pingIntervalMs ?? 30_000, logger, (signal) => this.#pingAll(signal));
   }
 
@@ -119,6 +125,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     }
     await this.#keepAlive.stop();
     await Promise.all(this.#recording);
+    this.#logs.flush();
   }
 
   isConnected(agentId: string): boolean {
@@ -260,13 +267,13 @@ export class AgentHub implements AgentCommander, AgentConnections {
     live.lastSeen = this.clock.now().getTime();
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (isBinary) {
-      this.onBinary(live.agentId, bytes);
+      if (isTunnelFrame(bytes)) this.onBinary(live.agentId, bytes);
+      else this.#dropped(live, 'binary frame without a session id');
       return;
     }
     const parsed = parseFrame(agentFrameSchema, bytes.toString('utf8'));
     if (!parsed.ok) {
-      this.#droppedFrames++;
-      this.logger.warn({ agentId: live.agentId, reason: parsed.reason }, 'dropped a malformed frame from an agent');
+      this.#dropped(live, parsed.reason);
       return;
     }
     const frame = parsed.frame;
@@ -283,6 +290,12 @@ export class AgentHub implements AgentCommander, AgentConnections {
     }
     if (frame.success) this.#settle(frame.id, frame.data ?? null);
     else this.#settle(frame.id, new AppError('AGENT_ERROR', `The agent reported an error: ${(frame.error ?? 'no reason given').slice(0, 2000)}`));
+  }
+
+  /** Counts a frame that does not parse; its log line is one per agent and minute, with a count of the rest. */
+  #dropped(live: LiveAgent, reason: string): void {
+    this.#droppedFrames++;
+    this.#logs.warn(`malformed:${live.agentId}`, { agentId: live.agentId, reason }, 'dropped a malformed frame from an agent');
   }
 
   #settle(id: string, outcome: unknown): void {
@@ -334,7 +347,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
   #record(agentId: string, type: ConnectionEventType): void {
     const recording = this.options
       .recordEvent(agentId, type, this.clock.now())
-      .catch((err: unknown) => this.logger.warn({ err, agentId, type }, 'could not record a connection event'))
+      .catch((err: unknown) => this.#logs.warn('connection-event', { err, agentId, type }, 'could not record a connection event'))
       .finally(() => this.#recording.delete(recording));
     this.#recording.add(recording);
   }

@@ -111,8 +111,14 @@ export function tunnelFrameReads(session: string, onFrame: (frame: Buffer) => vo
   };
 }
 
-export function decodeTunnelFrame(frame: Buffer): { sessionId: string; payload: Buffer } | null {
+/** Whether a binary frame starts with a session id at all (a cheap check; the id may still be unknown). */
+export function isTunnelFrame(frame: Buffer): boolean {
   const length = frame[0];
-  if (length === undefined || length === 0 || frame.length < 1 + length) return null;
+  return length !== undefined && length > 0 && frame.length >= 1 + length;
+}
+
+export function decodeTunnelFrame(frame: Buffer): { sessionId: string; payload: Buffer } | null {
+  if (!isTunnelFrame(frame)) return null;
+  const length = frame[0]!;
   return { sessionId: frame.subarray(1, 1 + length).toString('ascii'), payload: frame.subarray(1 + length) };
 }
