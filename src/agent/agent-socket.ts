@@ -39,12 +39,16 @@ export interface AgentSocketOptions {
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 const CLOSE_GRACE_MS = 2_000;
+/** A Retry-After longer than this is not believed (a misconfigured proxy must not park agents for days). */
+const MAX_RETRY_AFTER_S = 3600;
 
 export class AgentSocket {
   private ws: WebSocket | null = null;
   private running = false;
   private failures = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** The wait a refused upgrade asked for (Retry-After); the next reconnect waits at least this long. */
+  private retryAfterMs = 0;
   private silenceTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: AgentSocketOptions) {}
@@ -129,9 +133,18 @@ export class AgentSocket {
       if (isBinary) this.options.onBinary?.(buffer);
       else this.options.onText(buffer.toString('utf8'));
     });
+    let refused = false;
+    // A refused upgrade: its status, and how long the server asks us to wait (429 and 503 say so).
+    ws.on('unexpected-response', (_req, res) => {
+      refused = true;
+      const retryAfterS = Number(res.headers['retry-after']);
+      if (Number.isFinite(retryAfterS) && retryAfterS > 0) this.retryAfterMs = Math.min(retryAfterS, MAX_RETRY_AFTER_S) * 1000;
+      this.options.onEvent({ type: 'error', message: `Unexpected server response: ${res.statusCode}`, status: res.statusCode ?? null });
+      res.resume();
+      ws.terminate();
+    });
     ws.on('error', (err) => {
-      const status = /Unexpected server response: (\d+)/.exec(err.message)?.[1];
-      this.options.onEvent({ type: 'error', message: err.message, status: status ? Number(status) : null });
+      if (!refused) this.options.onEvent({ type: 'error', message: err.message, status: null });
     });
     ws.on('close', (code, reason) => {
       // Only the current socket may schedule: a late close of a replaced one must not start a second.
@@ -163,7 +176,8 @@ export class AgentSocket {
     if (!this.running || this.reconnectTimer) return;
     const { initialMs, maxMs, random } = this.options.backoff;
     const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures, 30));
-    const delayMs = Math.round(Math.min(maxMs, base * (0.8 + 0.4 * random())));
+    const delayMs = Math.max(this.retryAfterMs, Math.round(Math.min(maxMs, base * (0.8 + 0.4 * random()))));
+    this.retryAfterMs = 0;
     this.failures += 1;
     this.options.onEvent({ type: 'reconnect_scheduled', attempt: this.failures, delayMs });
     this.reconnectTimer = setTimeout(() => void this.attempt(), delayMs);

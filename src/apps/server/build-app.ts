@@ -17,6 +17,7 @@ import { agentProtocolRoutes } from '../../modules/agents/agent-protocol.routes.
 import { agentRoutes } from '../../modules/agents/agents.routes.js';
 import { AgentHub } from '../../modules/agent-hub/agent-hub.js';
 import { agentSocketRoutes } from '../../modules/agent-hub/agent-hub.ws.js';
+import { ConnectRate } from '../../modules/agent-hub/connect-rate.js';
 import { MAX_MESSAGE_BYTES } from '../../modules/agent-hub/agent-protocol.js';
 import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
 import { AgentService } from '../../modules/agents/agents.service.js';
@@ -169,7 +170,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(eventRoutes, { agents });
       await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
       await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
-      await api.register(agentSocketRoutes, { hub, agents });
+      await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
       await api.register(commandRoutes, { hub, agents, tunnels });
       await api.register(tunnelRoutes, { tunnels, agents });
       await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });

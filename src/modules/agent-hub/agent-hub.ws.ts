@@ -12,6 +12,7 @@ import { AppError } from '../../platform/errors.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { AgentHub } from './agent-hub.js';
+import { DEFAULT_CONNECT_RATE, type ConnectRate } from './connect-rate.js';
 import { MAX_MESSAGE_BYTES } from './agent-protocol.js';
 
 /**
@@ -28,7 +29,10 @@ function releaseUpgrade(upgrade: ServerResponse | undefined, rawSocket: Socket, 
 /** A copy of the id that does not share the memory of the upgrade URL it was sliced from. */
 const ownCopy = (id: string) => Buffer.from(id, 'latin1').toString('latin1');
 
-export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: AgentService }> = async (app, { hub, agents }) => {
+export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: AgentService; connectRate: ConnectRate }> = async (
+  app,
+  { hub, agents, connectRate },
+) => {
   // The upgrade's response is known to the preHandler only; the socket handler releases it.
   const upgrades = new WeakMap<IncomingMessage, ServerResponse>();
   app.route({
@@ -39,6 +43,7 @@ export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: A
       summary: 'WebSocket for an agent: commands from the server, answers and tunnel bytes from the agent',
       description:
         `Authenticate with \`X-API-Key\` (or \`api_key\`); agent, write and admin keys and signed-in users may connect, read keys may not (403), and a key scoped to a customer only as that customer's agents (403). Unknown agent → 404. A second socket for the same agent replaces the first (close code 4000); deleting the agent closes it (4004). ` +
+        `One agent may connect ${DEFAULT_CONNECT_RATE.burst} times in a row, then once every ${DEFAULT_CONNECT_RATE.refillMs / 1000} s (per agent and credential); more often answers 429 RATE_LIMITED with \`Retry-After\` (seconds) before the upgrade. ` +
         `The server pings every 30 s and drops a socket silent for 90 s. Messages over ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB close it with 1009. Frames: see contract §5.` +
         WEBSOCKET_ONLY_NOTE,
       tags: ['agent protocol'],
@@ -48,6 +53,11 @@ export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: A
       const caller = callerOf(request);
       if (caller.kind === 'api_key' && caller.permission === 'read') {
         throw new AppError('FORBIDDEN', 'A read key cannot connect as an agent');
+      }
+      // Before the database is asked anything: a reconnect loop costs a cached key check and this.
+      const waitS = connectRate.take(caller.kind === 'api_key' ? `key:${caller.keyId}` : `user:${caller.userId}`, request.query.agent_id);
+      if (waitS > 0) {
+        throw new AppError('RATE_LIMITED', `This agent reconnects too often; try again in ${waitS} s`, { headers: { 'retry-after': String(waitS) } });
       }
       await agents.assertMayConnect(caller, request.query.agent_id);
       upgrades.set(request.raw, reply.raw);
