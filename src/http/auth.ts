@@ -1,10 +1,16 @@
 // Authentication and authorization for every route, in one onRequest hook: find the credentials
 // (X-API-Key / api_key, or Authorization: Bearer / token), resolve them to a caller, and let the route's
 // declared access level decide (modules/auth/access-policy.ts). Credentials on public routes are ignored.
+// Wrong or empty API keys are counted per source address (modules/auth/attempt-throttle.ts): past the
+// limit, every request with a key from there is 429 without the key being checked, and the address is
+// logged and audited in summary. Bad bearer tokens are not counted: a token is an HMAC-signed JWT that
+// cannot be guessed, and a console left open with an expired one must not lock its office's agents out.
 import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { decideAccess } from '../modules/auth/access-policy.js';
+import { addressGroup, type ApiKeyThrottle, type GuessingSummary } from '../modules/auth/attempt-throttle.js';
+import type { AuditService } from '../modules/audit/audit.service.js';
 import type { Caller } from '../modules/auth/caller.js';
 import type { TokenSigner } from '../modules/auth/tokens.js';
 import type { Clock } from '../platform/clock.js';
@@ -20,6 +26,12 @@ declare module 'fastify' {
 export interface Authenticators {
   apiKey(key: string): Promise<Caller | null>;
   accessToken(token: string): Promise<Caller | null>;
+}
+
+export interface AuthOptions extends Authenticators {
+  /** Counts failed API-key attempts per address; without it keys are not throttled. */
+  keyThrottle?: ApiKeyThrottle;
+  audit?: Pick<AuditService, 'recordSoon'>;
 }
 
 /** The signed-in caller of a non-public route (the hook guarantees one). */
@@ -74,8 +86,24 @@ async function resolve(auth: Authenticators, kind: 'api_key' | 'token', value: s
 const unauthenticated = (message: string) =>
   new AppError('UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="rmm"' } });
 
+/** One warn line and one audit entry per throttled address and period; never the key. */
+function reportGuessing(request: FastifyRequest, summary: GuessingSummary, audit: AuthOptions['audit']): void {
+  const { address, attempts, periodSeconds } = summary;
+  const until = summary.throttledUntil.toISOString();
+  request.log.warn(
+    { address, attempts, period_s: periodSeconds, throttled_until: until },
+    `${attempts} failed API-key attempts from ${address} in the last ${periodSeconds} s; throttled until ${until}`,
+  );
+  // The audit entry has no details field: the count and period go with the actor, which is unknown.
+  audit?.recordSoon(
+    { actor_type: 'api_key', actor: `unknown key, ${attempts} attempts in ${periodSeconds} s`, action: 'auth.api_key_rejected', method: request.method, path: request.url, status_code: 429, ip: address },
+    (err) => request.log.error({ err }, 'could not write the audit entry'),
+  );
+}
+
 export const authPlugin = fp(
-  async (app: FastifyInstance, auth: Authenticators) => {
+  async (app: FastifyInstance, auth: AuthOptions) => {
+    const throttle = auth.keyThrottle;
     app.decorateRequest('caller', null);
     app.addHook('onRequest', async (request) => {
       const access = request.routeOptions.config.access;
@@ -83,8 +111,18 @@ export const authPlugin = fp(
       if (access === undefined || access === 'public') return;
       const presented = presentedCredentials(request);
       if (!presented) throw unauthenticated('Authentication required: an API key or a bearer token');
+      const source = presented.kind === 'api_key' && throttle ? addressGroup(request.ip) : undefined;
+      const refused = source ? throttle?.refuse(source) : null;
+      if (refused) {
+        if (refused.summary) reportGuessing(request, refused.summary, auth.audit);
+        throw refused.error;
+      }
       const caller = presented.value ? await resolve(auth, presented.kind, presented.value) : null;
-      if (!caller) throw unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
+      if (!caller) {
+        const crossed = source ? throttle?.fail(source) : null;
+        if (crossed) reportGuessing(request, crossed, auth.audit);
+        throw unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
+      }
       request.caller = caller;
       const decision = decideAccess(access, caller, request.method);
       if (decision === 'unauthenticated') throw unauthenticated('This route takes a signed-in user\'s token only, not an API key');

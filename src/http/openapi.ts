@@ -26,7 +26,13 @@ Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to 
 (agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),
 \`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only; keys
 get 403), \`session\` (a signed-in user's token only; any key is 401: the web terminal).
-Missing or invalid credentials are 401, valid ones without the permission 403. A customer-scoped key
+Missing or invalid credentials are 401, valid ones without the permission 403. After 30 wrong or empty
+API keys from one address (an IPv6 /64; behind a proxy the client's address per TRUST_PROXY) within 5
+minutes, every request with an API key from there is 429 \`TOO_MANY_ATTEMPTS\` with \`Retry-After\` (seconds),
+without the key being checked, until the 5 minutes from its first failure have passed; the agent
+WebSocket gets that 429 before the upgrade. Bearer tokens are not counted and still work from there.
+Each throttled address is logged and audited in summary (action \`auth.api_key_rejected\`, once per 5
+minutes while it goes on). Failed logins: 10 per username in 15 minutes, then 429. A customer-scoped key
 sees only its customer: anything else is 404, and it gets 403 for server-wide resources (users,
 settings, audit log). Every non-GET request by a known caller is recorded in the audit log (method,
 path without query, status, address; never bodies).`;

@@ -51,6 +51,7 @@ import { attentionRoutes } from '../../modules/attention/attention.routes.js';
 import { AttentionService } from '../../modules/attention/attention.service.js';
 import { AttentionFactsWriter } from '../../modules/attention/attention-facts.js';
 import { auditRoutes } from '../../modules/audit/audit.routes.js';
+import { ApiKeyThrottle } from '../../modules/auth/attempt-throttle.js';
 import { authRoutes } from '../../modules/auth/auth.routes.js';
 import { AuthService } from '../../modules/auth/auth.service.js';
 import { customerRoutes } from '../../modules/customers/customers.routes.js';
@@ -116,6 +117,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(authPlugin, {
     apiKey: (key) => core.apiKeys.authenticate(key),
     accessToken: (token) => auth.authenticateAccessToken(token),
+    keyThrottle: new ApiKeyThrottle(clock),
+    audit: core.audit,
   });
   await app.register(auditRecorderPlugin, { audit: core.audit });
 

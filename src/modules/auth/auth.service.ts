@@ -9,13 +9,12 @@ import { AppError } from '../../platform/errors.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import type { PasswordHasher } from '../users/passwords.js';
 import { findUser, findUserByName, touchLastLogin, bumpTokenVersion, type UserRow } from '../users/users.repo.js';
+import { LOGIN_THROTTLE, tooManyAttempts } from './attempt-throttle.js';
 import * as repo from './auth.repo.js';
 import type { Caller } from './caller.js';
 import { ACCESS_TOKEN_SECONDS, PENDING_TOKEN_SECONDS, type TokenSigner } from './tokens.js';
 import { matchTotp, newTotpSecret, totpUri } from './totp.js';
 
-const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
-const THROTTLE_MAX_FAILURES = 10;
 const MAX_WRONG_CODES = 5;
 
 export type LoginResult =
@@ -36,15 +35,10 @@ export class AuthService {
   async login(username: string, password: string): Promise<LoginResult> {
     const now = this.clock.now();
     const name = username.toLowerCase();
-    const windowStart = new Date(now.getTime() - THROTTLE_WINDOW_MS);
+    const windowStart = new Date(now.getTime() - LOGIN_THROTTLE.windowMs);
     const failures = await repo.countRecentFailures(this.db, name, windowStart);
-    if (failures.count >= THROTTLE_MAX_FAILURES) {
-      const freeAt = (failures.oldest?.getTime() ?? now.getTime()) + THROTTLE_WINDOW_MS;
-      const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
-      throw new AppError('TOO_MANY_ATTEMPTS', 'Too many failed logins for this user; try again later', {
-        headers: { 'retry-after': String(retryAfter) },
-      });
-    }
+    const throttled = tooManyAttempts(LOGIN_THROTTLE, failures, now, 'Too many failed logins for this user; try again later');
+    if (throttled) throw throttled;
     const user = await findUserByName(this.db, username);
     // Unknown users are compared against a decoy hash: same answer, about the same time.
     if (!(await this.passwords.verify(password, user?.password_hash)) || !user) {
