@@ -21,6 +21,7 @@ import { ConnectRate } from '../../modules/agent-hub/connect-rate.js';
 import { MAX_MESSAGE_BYTES } from '../../modules/agent-hub/agent-protocol.js';
 import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
 import { AgentService } from '../../modules/agents/agents.service.js';
+import { ConnectionBatches } from '../../modules/agents/connection-batches.js';
 import { backupRoutes } from '../../modules/backups/backups.routes.js';
 import { BackupService } from '../../modules/backups/backups.service.js';
 import { createTaskFeature } from '../../modules/tasks/tasks.feature.js';
@@ -124,7 +125,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
 
   // The hub records connection events through the agent service, which in turn asks the hub who is connected.
   const hub: AgentHub = new AgentHub(clock, deps.logger, { recordEvent: (id, type, at) => agents.recordConnection(id, type, at) });
-  const agents: AgentService = new AgentService(deps.db.db, clock, hub);
+  const agents: AgentService = new AgentService(deps.db.db, clock, hub, new ConnectionBatches(deps.db.db, deps.db.dialect));
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
   const backups = new BackupService(deps.db.db, agents, hub, clock);
   const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback });

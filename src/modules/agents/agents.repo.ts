@@ -1,5 +1,5 @@
 // All SQL of agents, except the heartbeat batch write (heartbeat-writer.ts) and events (events.repo.ts).
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AgentsTable, Database, Platform } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { heartbeatWindow, type AgentStatus } from './agent-status.js';
@@ -116,5 +116,6 @@ export async function deleteAgent(db: Db, id: string): Promise<void> {
 
 /** The owning customer of each of `ids` that exists (the socket upgrade's check, batched). */
 export function findAgentCustomers(db: Db, ids: readonly string[]): Promise<Array<{ id: string; customer_id: number | null }>> {
-  return db.selectFrom('agents').select(['id', 'customer_id']).where('id', 'in', [...ids]).execute();
+  // `= any(array)`: one statement text for any number of ids.
+  return db.selectFrom('agents').select(['id', 'customer_id']).where(sql<boolean>`id = any(${[...ids]}::text[])`).execute();
 }

@@ -10,7 +10,7 @@ import { AppError } from '../../platform/errors.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import * as repo from './agents.repo.js';
-import { ConnectionBatches } from './connection-batches.js';
+import type { ConnectionBatches } from './connection-batches.js';
 import { listEvents, type EventFilter } from './events.repo.js';
 
 export type Agent = repo.AgentRow;
@@ -40,15 +40,13 @@ export function newAgentId(): string {
 }
 
 export class AgentService {
-  readonly #sockets: ConnectionBatches;
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     readonly connections: AgentConnections,
-  ) {
-    this.#sockets = new ConnectionBatches(db);
-  }
+    /** The database work of agent sockets, batched. */
+    private readonly sockets: ConnectionBatches,
+  ) {}
 
   now(): Date {
     return this.clock.now();
@@ -153,7 +151,7 @@ export class AgentService {
    * another customer than the key's scope → 403.
    */
   async assertMayConnect(caller: Caller, id: string): Promise<void> {
-    const agent = await this.#sockets.ownerOf(id);
+    const agent = await this.sockets.ownerOf(id);
     if (!agent) throw notFound();
     if (!inScope(caller, agent.customerId)) throw new AppError('FORBIDDEN', 'This key may not connect as an agent of another customer');
   }
@@ -168,7 +166,7 @@ export class AgentService {
 
   /** Records a WebSocket connect or disconnect. */
   recordConnection(agentId: string, type: 'connected' | 'disconnected', at: Date): Promise<void> {
-    return this.#sockets.record({ agent_id: agentId, type, created_at: at });
+    return this.sockets.record({ agent_id: agentId, type, created_at: at });
   }
 
   async delete(caller: Caller, id: string): Promise<void> {

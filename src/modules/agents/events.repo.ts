@@ -1,5 +1,5 @@
 // All SQL of agent events.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { AgentEventType, Database } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 
@@ -23,9 +23,21 @@ export function listEvents(db: Kysely<Database>, f: EventFilter) {
     .execute();
 }
 
+/**
+ * Stores events in the given order (their ids follow it). One statement text whatever their number, so
+ * batches of any size share one plan; events of an agent deleted meanwhile are left out instead of
+ * failing the whole batch on its foreign key.
+ */
 export async function insertEvents(
   db: Kysely<Database>,
   events: ReadonlyArray<{ agent_id: string; type: AgentEventType; created_at: Date }>,
 ): Promise<void> {
-  if (events.length > 0) await db.insertInto('agent_events').values([...events]).execute();
+  if (events.length === 0) return;
+  await sql`
+    insert into agent_events (agent_id, type, created_at)
+    select v.agent_id, v.type, v.created_at
+    from unnest(${events.map((e) => e.agent_id)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.created_at.toISOString())}::timestamptz[])
+      with ordinality as v(agent_id, type, created_at, n)
+    where exists (select 1 from agents a where a.id = v.agent_id)
+    order by v.n`.execute(db);
 }
