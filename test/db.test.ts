@@ -81,4 +81,26 @@ describe.skipIf(testDbKind() !== 'postgres')('PostgreSQL connection loss', () =>
       }, { timeout: 10_000 })
       .not.toBe(before[0]?.pid);
   });
+
+  it('fails a transaction whose connection is cut between statements, not the process', async () => {
+    // A client checked out by a transaction has no pool listener; pg emits 'error' on it when its
+    // backend goes away, which used to crash the server (issue 29) and here the test run.
+    const other = await createTestDb();
+    try {
+      const transaction = handle.db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+        const pid = rows[0]!.pid;
+        await sql`select pg_terminate_backend(${pid})`.execute(other.db);
+        await expect
+          .poll(async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where pid = ${pid}`.execute(other.db)).rows[0]?.n)
+          .toBe(0);
+        await sql`select 1`.execute(trx);
+      });
+      await expect(transaction).rejects.toThrow();
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(handle.db);
+      expect(rows).toEqual([{ one: 1 }]);
+    } finally {
+      await other.close();
+    }
+  });
 });

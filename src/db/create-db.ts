@@ -7,6 +7,7 @@ import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../platform/logger.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { OutageLog } from './outage-log.js';
 import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
@@ -20,6 +21,8 @@ export interface DbHandle<DB = Database> {
   close(): Promise<void>;
 }
 
+/** How long a query waits for a PostgreSQL connection (see openPostgres). */
+const CONNECT_TIMEOUT_MS = 10_000;
 const INT8_OID = 20;
 const INT8_ARRAY_OID = 1016;
 /** pg's own parsers, typed loosely: its TypeId enum lacks the array types. */
@@ -62,6 +65,10 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
+    // While PostgreSQL is unreachable (not refusing: a host that drops packets), a query waiting for a
+    // connection fails after this long (503 to the client) instead of holding its request for minutes.
+    // It also bounds the wait for a free pooled connection, which takes this long only when overloaded.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // int8 (ids, counters, count(*)) as numbers, as PGlite returns them; exact below 2^53.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
@@ -74,11 +81,34 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
       }) as typeof pg.types.getTypeParser,
     },
   });
-  // An idle client losing its connection (a PostgreSQL restart) emits 'error' on the pool; without a
-  // listener that would crash the process. The pool replaces the client on the next query.
-  pool.on('error', (err) => logger.warn({ err }, 'PostgreSQL connection lost; the pool will reconnect'));
+  watchConnections(pool, logger);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, close: once(() => db.destroy()) };
+}
+
+/**
+ * pg emits 'error' on a Client whose connection dies: a PostgreSQL restart ends every session with 57P01
+ * and closes the socket. pg-pool listens only while a client is idle and re-emits that on the pool, so a
+ * client checked out at that moment (in a query or a transaction, between a query and its release) had
+ * no listener, and the process died with "Unhandled 'error' event" (issue 29: 6 restarts of 7 under
+ * heartbeat load). Every client gets a listener of its own as the pool creates it. Nothing else is
+ * needed to recover: the query in flight fails by itself (its request answers 503), a client that lost
+ * its connection is not queryable and the pool drops it on release, and the next query connects anew.
+ */
+function watchConnections(pool: pg.Pool, logger: Logger): void {
+  const outage = new OutageLog('PostgreSQL connection lost; queries fail until it is back, then the pool reconnects by itself', logger);
+  let lostAt: number | undefined;
+  const lost = (err: Error) => {
+    lostAt ??= Date.now();
+    outage.report(err);
+  };
+  pool.on('error', lost);
+  pool.on('connect', (client) => {
+    client.on('error', lost);
+    if (lostAt === undefined) return;
+    logger.info({ lost_for_ms: Date.now() - lostAt }, 'PostgreSQL connection re-established');
+    lostAt = undefined;
+  });
 }
 
 /** host:port/database of a connection URL, without credentials. */
