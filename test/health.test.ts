@@ -30,6 +30,8 @@ describe('health', () => {
       code: 'DATABASE_UNAVAILABLE',
       request_id: res.headers['x-request-id'],
     });
+    // Probes and clients are told when to look again.
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 });

@@ -1,4 +1,6 @@
 // Recognising PostgreSQL errors by SQLSTATE, the same on pg and PGlite.
+import { isAppError } from '../platform/errors.js';
+
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
 }
@@ -6,4 +8,41 @@ export function isUniqueViolation(err: unknown): boolean {
 /** A row refers to one that does not exist (or is still referred to). */
 export function isForeignKeyViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23503';
+}
+
+/** SQLSTATEs that mean "the database is away", not "this statement is wrong". */
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown: a fast or smart shutdown (restart) ended the session
+  '57P02', // crash_shutdown: another backend crashed, the server is resetting
+  '57P03', // cannot_connect_now: starting up, shutting down, or in recovery
+  '53300', // too_many_connections
+]);
+/** Socket errors of a connection that could not be made or was cut. */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** pg and pg-pool report a lost or impossible connection with plain Errors that carry no code. */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/, // unexpectedly, or due to connection timeout (pg-pool's connectionTimeoutMillis)
+  /^timeout exceeded when trying to connect$/, // pg-pool: no client within connectionTimeoutMillis
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+];
+
+/**
+ * The database cannot be reached right now (restarting, down, unreachable, out of connections): the
+ * request may succeed if sent again shortly, so it is a 503, not a 500. SQLSTATE class 08 is
+ * connection_exception. pg throws socket errors bare; the cause is followed only out of our own
+ * AppErrors (services wrap database failures in them), never out of, say, fetch's "fetch failed",
+ * whose refused connection is some other server's.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+    const { code, message, cause, errors } = e as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => m.test(message))) return true;
+    // A host name with several addresses fails with an AggregateError of one error per address.
+    if (Array.isArray(errors) && errors.length > 0) e = errors[0];
+    else if (isAppError(e)) e = cause;
+    else return false;
+  }
+  return false;
 }

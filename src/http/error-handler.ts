@@ -1,8 +1,11 @@
 // One place turns every failure into the contract's error body: AppErrors by their code, request
-// validation into 400 with details, framework errors by their status, and everything else into a 500
-// that says nothing about internals (the details go to the log, tied to the request id).
+// validation into 400 with details, framework errors by their status, a database that is away into a 503
+// with Retry-After, and everything else into a 500 that says nothing about internals (the details go to
+// the log, tied to the request id).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isDatabaseUnavailable } from '../db/db-errors.js';
+import { OutageLog } from '../db/outage-log.js';
 import { AppError, codeForStatus, isAppError, type ErrorDetail } from '../platform/errors.js';
 import { errorBody } from './error-body.js';
 
@@ -45,11 +48,31 @@ function mapError(err: FastifyError): Mapped {
   return { status: 500, code: 'INTERNAL_ERROR', message: 'Internal server error' };
 }
 
+/** Seconds a client is asked to wait while the database is away: a PostgreSQL restart takes a few. */
+const DATABASE_RETRY_AFTER_S = '5';
+
+/**
+ * A failure because the database is away (restarting, down, out of connections) is a 503 with
+ * Retry-After, whoever wrapped it (a service's 500 or 503): the request may succeed if sent again. A
+ * 4xx the caller caused stays what it is. Undefined when the database is not the reason.
+ */
+function databaseAway(err: FastifyError, mapped: Mapped): Mapped | undefined {
+  const away = (isAppError(err) && err.code === 'DATABASE_UNAVAILABLE') || isDatabaseUnavailable(err);
+  if (!away || mapped.status < 500) return undefined;
+  const base = mapped.status === 503 ? mapped : { status: 503, code: 'DATABASE_UNAVAILABLE', message: 'The database is unavailable; try again shortly' };
+  return { ...base, headers: { 'retry-after': DATABASE_RETRY_AFTER_S, ...mapped.headers } };
+}
+
 export const errorHandlerPlugin = fp(
   async (app: FastifyInstance) => {
+    // While the database is away every request that needs it fails: one line per interval, not each.
+    const outage = new OutageLog('database unavailable: answered 503', app.log);
     app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-      const mapped = mapError(err);
-      if (mapped.status >= 500) request.log.error({ err }, 'request failed');
+      const general = mapError(err);
+      const away = databaseAway(err, general);
+      const mapped = away ?? general;
+      if (away) outage.report(err, request.log);
+      else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
       else request.log.info({ code: mapped.code, status: mapped.status }, mapped.message);
       if (mapped.headers) reply.headers(mapped.headers);
       return reply.code(mapped.status).send(errorBody(mapped.code, mapped.message, request.id, mapped.details));

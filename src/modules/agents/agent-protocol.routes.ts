@@ -67,7 +67,9 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
     '/agent/heartbeat',
     {
       bodyLimit: HEARTBEAT_BODY_LIMIT,
-      config: { access: 'agent', audit: false },
+      // The body is stored byte for byte, a NUL in the system data included: the input guard leaves it
+      // alone, and the schema checks the fields that go into the agent row.
+      config: { access: 'agent', audit: false, rawText: true },
       schema: {
         summary: 'Heartbeat: the body is the system data, stored byte for byte',
         description:
@@ -102,8 +104,8 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
           receivedAt,
         })
         .catch((err: unknown) => {
-          request.log.error({ err }, 'heartbeat batch failed');
-          throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again');
+          // Logged by the error handler, through the cause (bounded while the database is away).
+          throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again', { cause: err });
         });
       if (!outcome.found) throw new AppError('AGENT_NOT_REGISTERED', 'Agent is not registered; register it first');
       // The heartbeat itself is stored; an inventory that cannot be stored now is sent again next minute.
