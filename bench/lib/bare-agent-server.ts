@@ -25,6 +25,7 @@ export async function startBareAgentServer(): Promise<BareAgentServer> {
     return { agent_id: body.agent_id ?? randomBytes(16).toString('hex'), name: body.name ?? body.hostname };
   });
   app.post('/api/v1/agent/heartbeat', async () => ({ ok: true, status: 'online', server_time: new Date().toISOString() }));
+  app.get('/healthz', async () => ({ status: 'ok' }));
 
   const sockets = new WebSocketServer({ noServer: true });
   app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

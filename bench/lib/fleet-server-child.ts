@@ -3,6 +3,7 @@
 // collection; the process runs with --expose-gc) and CPU, so nothing of the fleet is counted.
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import type { Server as HttpServer } from 'node:http';
+import { pino } from 'pino';
 import type { DbHandle } from '../../src/db/create-db.js';
 import { percentiles } from './backends.js';
 import { openBackend } from './backends.js';
@@ -77,7 +78,16 @@ function timeHeartbeats(server: HttpServer): void {
   });
 }
 
-async function start(params: { kind: ServerKind; backend: Backend }): Promise<StartedServer> {
+export interface StartParams {
+  kind: ServerKind;
+  backend: Backend;
+  /** Agents registered before the server answers (none by default: the fleet registers its own). */
+  agentIds?: string[];
+  /** The real server's log level (silent by default); its lines go to /dev/null, formatted and written all the same. */
+  logLevel?: string;
+}
+
+async function start(params: StartParams): Promise<StartedServer> {
   if (params.kind === 'bare') {
     const bare = await startBareAgentServer();
     timeHeartbeats(bare.httpServer);
@@ -86,7 +96,9 @@ async function start(params: { kind: ServerKind; backend: Backend }): Promise<St
   }
   const db: DbHandle | string = await openBackend(params.backend, process.env);
   if (typeof db === 'string') throw new Error(db);
-  const server = await startRmmServer(db, []);
+  const server = await startRmmServer(db, params.agentIds ?? [], {
+    ...(params.logLevel ? { logLevel: params.logLevel, logDestination: pino.destination({ dest: '/dev/null', sync: true }) } : {}),
+  });
   if (!server) {
     await db.close();
     throw new Error('this checkout has no agent endpoints');

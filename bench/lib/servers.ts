@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Server as HttpServer } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { createCoreServices } from '../../src/apps/server/services.js';
 import { loadConfig } from '../../src/config/env.js';
@@ -49,11 +50,16 @@ export function hasAgentEndpoints(app: FastifyInstance): boolean {
  * The real server on `db`, listening on loopback, with `agentIds` registered. Returns undefined (and
  * closes what it opened) when the agent endpoints are missing.
  */
-export async function startRmmServer(db: DbHandle, agentIds: readonly string[]): Promise<Server | undefined> {
+export async function startRmmServer(
+  db: DbHandle,
+  agentIds: readonly string[],
+  options: { logLevel?: string; logDestination?: DestinationStream } = {},
+): Promise<Server | undefined> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const level = options.logLevel ?? 'silent';
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: level });
   const secrets = { jwtSecret: randomBytes(32).toString('base64url'), encryptionKey: randomBytes(32) };
-  const logger = createLogger({ level: 'silent' });
+  const logger = createLogger({ level, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   const app = await buildServerApp({ config, db, logger, secrets });
   const close = async () => {
     await app.close();
