@@ -5,9 +5,10 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { LogThrottle } from '../platform/log-throttle.js';
 import type { Logger } from '../platform/logger.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
-import { OutageLog } from './outage-log.js';
+import { failureSummary } from './db-errors.js';
 import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
@@ -96,11 +97,12 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
  * its connection is not queryable and the pool drops it on release, and the next query connects anew.
  */
 function watchConnections(pool: pg.Pool, logger: Logger): void {
-  const outage = new OutageLog('PostgreSQL connection lost; queries fail until it is back, then the pool reconnects by itself', logger);
+  // While PostgreSQL is away every client reports it, hundreds a second under load: one line per 10 s.
+  const outage = new LogThrottle(logger, { windowMs: 10_000 });
   let lostAt: number | undefined;
   const lost = (err: Error) => {
     lostAt ??= Date.now();
-    outage.report(err);
+    outage.warn('connection-lost', { error: failureSummary(err) }, 'PostgreSQL connection lost; queries fail until it is back, then the pool reconnects by itself');
   };
   pool.on('error', lost);
   pool.on('connect', (client) => {

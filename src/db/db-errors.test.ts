@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../platform/errors.js';
-import { isDatabaseUnavailable } from './db-errors.js';
+import { failureSummary, isDatabaseUnavailable } from './db-errors.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -26,5 +26,16 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
     expect(isDatabaseUnavailable(null)).toBe(false);
     expect(isDatabaseUnavailable('Connection terminated')).toBe(false);
+  });
+});
+
+describe('failureSummary', () => {
+  it('says the code and message of the innermost cause, which is what the log needs of an outage', () => {
+    const refused = withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432');
+    expect(failureSummary(new AppError('SERVICE_UNAVAILABLE', 'could not store', { cause: new Error('wrapped', { cause: refused }) }))).toEqual({
+      code: 'ECONNREFUSED',
+      message: 'connect ECONNREFUSED 127.0.0.1:5432',
+    });
+    expect(failureSummary('text')).toEqual({ message: 'text' });
   });
 });

@@ -46,3 +46,16 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * What is worth logging of a connection failure: the code and message of its innermost cause (services
+ * wrap the driver's error; the stack is the driver's own and says nothing).
+ */
+export function failureSummary(err: unknown): { code?: string; message: string } {
+  let inner = err;
+  for (let depth = 0; depth < 5 && typeof inner === 'object' && inner !== null && (inner as { cause?: unknown }).cause !== undefined; depth++) {
+    inner = (inner as { cause?: unknown }).cause;
+  }
+  const { code, message } = (typeof inner === 'object' && inner !== null ? inner : {}) as { code?: unknown; message?: unknown };
+  return { ...(typeof code === 'string' ? { code } : {}), message: typeof message === 'string' ? message : String(inner) };
+}

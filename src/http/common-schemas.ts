@@ -6,6 +6,15 @@ const MAX_INT4 = 2_147_483_647;
 
 export const idSchema = z.coerce.number().int().min(1).max(MAX_INT4);
 
+/** A reference to a row by id in a JSON body: the same range (beyond it PostgreSQL refused the query: a 500). */
+export const idRefSchema = z.number().int().min(1).max(MAX_INT4);
+
+/**
+ * Text the input guard (input-guard.ts) does not see that still goes into a text column: the fields the
+ * heartbeat copies into the agent. PostgreSQL text cannot hold NUL.
+ */
+export const withoutNul = <T extends z.ZodType<string>>(schema: T) => schema.refine((v) => !v.includes('\u0000'), 'must not contain NUL (\\u0000)');
+
 export const idParams = z.object({ id: idSchema });
 
 /** RFC 3339 in UTC with `Z`, as every timestamp in the API. */

@@ -4,9 +4,9 @@
 // the log, tied to the request id).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isDatabaseUnavailable } from '../db/db-errors.js';
-import { OutageLog } from '../db/outage-log.js';
+import { failureSummary, isDatabaseUnavailable } from '../db/db-errors.js';
 import { AppError, codeForStatus, isAppError, type ErrorDetail } from '../platform/errors.js';
+import { LogThrottle } from '../platform/log-throttle.js';
 import { errorBody } from './error-body.js';
 
 interface Mapped {
@@ -66,12 +66,12 @@ function databaseAway(err: FastifyError, mapped: Mapped): Mapped | undefined {
 export const errorHandlerPlugin = fp(
   async (app: FastifyInstance) => {
     // While the database is away every request that needs it fails: one line per interval, not each.
-    const outage = new OutageLog('database unavailable: answered 503', app.log);
+    const outage = new LogThrottle(app.log, { windowMs: 10_000 });
     app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const general = mapError(err);
       const away = databaseAway(err, general);
       const mapped = away ?? general;
-      if (away) outage.report(err, request.log);
+      if (away) outage.warn('database-away', { error: failureSummary(err) }, 'database unavailable: answered 503', request.log);
       else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
       else request.log.info({ code: mapped.code, status: mapped.status }, mapped.message);
       if (mapped.headers) reply.headers(mapped.headers);

@@ -45,4 +45,15 @@ describe('LogThrottle', () => {
     logs.flush();
     expect(lines.map((l) => l.msg)).toEqual(['kind a', 'kind b', 'kind c', 'kind a (1 more like this in 60 s)', 'kind c (1 more like this in 60 s)']);
   });
+
+  it('writes the first line of a window to the logger it is given (a request\'s), the summary to its own', () => {
+    const own = capture();
+    const request = capture();
+    const logs = new LogThrottle(own.logger, { windowMs: 60_000 });
+    logs.warn('db', { error: 'refused' }, 'database unavailable', request.logger);
+    logs.warn('db', { error: 'refused' }, 'database unavailable', request.logger);
+    logs.flush();
+    expect(request.lines.map((l) => l.msg)).toEqual(['database unavailable']);
+    expect(own.lines.map((l) => l.msg)).toEqual(['database unavailable (1 more like this in 60 s)']);
+  });
 });

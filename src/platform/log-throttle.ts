@@ -1,8 +1,15 @@
 // Log lines that a peer can repeat at will (malformed agent frames, refused connections, a database
 // away for a minute under every agent's writes) are bounded: the first of a kind is logged as it
 // happens, the rest of its window are counted, and one summary line per window says how many there
-// were. Issue 29 measured 9.7 MiB of warnings in 5 s from one agent sending garbage frames.
-import type { Logger } from './logger.js';
+// were, so a long flood costs a line per window and nothing is hidden. Issue 29 measured 9.7 MiB of
+// warnings in 5 s from one agent sending garbage frames.
+
+/** The part of a pino logger used here (a request's child logger will do). */
+export interface LevelLog {
+  warn(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 export interface LogThrottleOptions {
   /** One line per kind per window, plus a summary when more came (default 60 s). */
@@ -29,23 +36,24 @@ export class LogThrottle {
   readonly #maxKinds: number;
 
   constructor(
-    private readonly logger: Logger,
+    private readonly logger: LevelLog,
     options: LogThrottleOptions = {},
   ) {
     this.#windowMs = options.windowMs ?? 60_000;
     this.#maxKinds = options.maxKinds ?? 1000;
   }
 
-  warn(kind: string, fields: Record<string, unknown>, message: string): void {
-    this.#note('warn', kind, fields, message);
+  /** `firstTo`: where the first line of a window goes (e.g. the request's logger); summaries go to the throttle's own. */
+  warn(kind: string, fields: Record<string, unknown>, message: string, firstTo?: LevelLog): void {
+    this.#note('warn', kind, fields, message, firstTo);
   }
 
-  info(kind: string, fields: Record<string, unknown>, message: string): void {
-    this.#note('info', kind, fields, message);
+  info(kind: string, fields: Record<string, unknown>, message: string, firstTo?: LevelLog): void {
+    this.#note('info', kind, fields, message, firstTo);
   }
 
-  error(kind: string, fields: Record<string, unknown>, message: string): void {
-    this.#note('error', kind, fields, message);
+  error(kind: string, fields: Record<string, unknown>, message: string, firstTo?: LevelLog): void {
+    this.#note('error', kind, fields, message, firstTo);
   }
 
   /** Writes the pending summaries now (at shutdown) and forgets every window. */
@@ -57,7 +65,7 @@ export class LogThrottle {
     }
   }
 
-  #note(level: Level, kind: string, fields: Record<string, unknown>, message: string): void {
+  #note(level: Level, kind: string, fields: Record<string, unknown>, message: string, firstTo: LevelLog = this.logger): void {
     const key = this.#windows.has(kind) || this.#windows.size < this.#maxKinds ? kind : OVERFLOW;
     const open = this.#windows.get(key);
     if (open) {
@@ -65,7 +73,7 @@ export class LogThrottle {
       open.fields = fields;
       return;
     }
-    this.logger[level](fields, message);
+    firstTo[level](fields, message);
     this.#windows.set(key, { level, message, fields, suppressed: 0, timer: this.#closeLater(key) });
   }
 

@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { limitSchema } from '../../http/common-schemas.js';
+import { idRefSchema, limitSchema } from '../../http/common-schemas.js';
 import { AppError } from '../../platform/errors.js';
 import { registerCrud } from './admin-crud.js';
 import type { CallstatusDatabase } from './schema.js';
@@ -29,7 +29,7 @@ const userBody = z.object({
   active: z.boolean().optional().describe('Default true'),
 });
 const deviceBody = z.object({ name: text(200).min(1), hostname });
-const assignmentBody = z.object({ user_id: z.number().int().min(1), device_id: z.number().int().min(1), segment: z.number().int().min(0).max(255) });
+const assignmentBody = z.object({ user_id: idRefSchema, device_id: idRefSchema, segment: z.number().int().min(0).max(255) });
 const colorBody = z.object({ status_key: text(64).min(1), r: byte, g: byte, b: byte, effect: text(64).optional().describe("Default '' (solid)") });
 /** The stored row: every field present. */
 const withId = <T extends z.ZodObject>(body: T) => body.required().extend({ id: z.number().int() });

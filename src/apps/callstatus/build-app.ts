@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { DbHandle } from '../../db/create-db.js';
 import { errorBodySchema } from '../../http/error-body.js';
 import { errorHandlerPlugin } from '../../http/error-handler.js';
+import { frameworkErrorHandler, inputGuardPlugin } from '../../http/input-guard.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
@@ -16,7 +17,7 @@ import { productVersion } from '../../platform/version.js';
 import { adminRoutes } from './admin.routes.js';
 import { AttendanceService } from './attendance.js';
 import { CallEvents } from './call-events.js';
-import { publicRoutes } from './public.routes.js';
+import { callAnswerForUnroutable, publicRoutes } from './public.routes.js';
 import { Lights } from './lights.js';
 import type { CallstatusDatabase } from './schema.js';
 import { WledClient } from './wled-client.js';
@@ -34,12 +35,18 @@ export const CALLSTATUS_OPENAPI_PATH = '/api/openapi.json';
 
 export async function buildCallstatusApp(deps: CallstatusDeps): Promise<FastifyInstance> {
   // Small bodies only: attendance updates and admin records.
-  const options: FastifyServerOptions = { loggerInstance: deps.logger, genReqId: generateRequestId, bodyLimit: 64 * 1024 };
+  const options: FastifyServerOptions = {
+    loggerInstance: deps.logger,
+    genReqId: generateRequestId,
+    bodyLimit: 64 * 1024,
+    frameworkErrors: frameworkErrorHandler(callAnswerForUnroutable),
+  };
   const app = Fastify(options).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(inputGuardPlugin);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

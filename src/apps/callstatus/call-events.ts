@@ -13,6 +13,12 @@ const LIGHT_WAIT_MS = 3_500;
 
 export type CallEvent = 'callstart' | 'callend';
 
+/** An extension as echoed in the answer: control characters (NUL included) shown as `\u0000`. */
+// eslint-disable-next-line no-control-regex -- control characters are what it escapes
+export const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+export const unknownExtension = (extension: string) => `Unknown extension: ${printable(extension)}`;
+
 export class CallEvents {
   constructor(
     private readonly db: Kysely<CallstatusDatabase>,
@@ -21,6 +27,8 @@ export class CallEvents {
   ) {}
 
   async handle(extension: string, event: CallEvent): Promise<string> {
+    // No stored extension holds a NUL (the admin API refuses it), and PostgreSQL cannot compare one.
+    if (extension.includes('\u0000')) return unknownExtension(extension);
     // The active user with an assignment for the extension (the first one, should several share it).
     const user = await this.db
       .selectFrom('callstatus_users as u')
@@ -31,7 +39,7 @@ export class CallEvents {
       .where((eb) => eb.exists(eb.selectFrom('callstatus_assignments as a').select('a.id').whereRef('a.user_id', '=', 'u.id')))
       .orderBy('u.id')
       .executeTakeFirst();
-    if (!user) return `Unknown extension: ${extension}`;
+    if (!user) return unknownExtension(extension);
     if (!PRESENT.has(user.attendance)) {
       return `Ignored: ${user.display_name} is ${user.attendance || 'unbekannt'}, not present; nothing changed`;
     }

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AttendanceService } from './attendance.js';
 import { AttendanceService as Attendance, ATTENDANCE_VALUES } from './attendance.js';
-import type { CallEvent, CallEvents } from './call-events.js';
+import { unknownExtension, type CallEvent, type CallEvents } from './call-events.js';
 
 const USAGE = `Call and attendance status service
 
@@ -25,9 +25,13 @@ export const publicRoutes: FastifyPluginAsyncZod<{ calls: CallEvents; attendance
     app.route({
       method: ['GET', 'POST'],
       url: `/:extension/${event}`,
+      // Whatever the extension holds (NUL included), the answer is 200 text: the spec is the law here.
+      config: { rawText: true },
       schema: {
         summary: event === 'callstart' ? 'A call started on the extension' : 'A call ended on the extension',
-        description: 'Always HTTP 200 with a plain-text outcome: `Unknown extension: …`, `Ignored: …` (user not present; nothing changes) or `OK: …`. The light request\'s result does not change the answer; it is in the activity log.',
+        description:
+          'Always HTTP 200 with a plain-text outcome: `Unknown extension: …`, `Ignored: …` (user not present; nothing changes) or `OK: …`. The light request\'s result does not change the answer; it is in the activity log. ' +
+          'Per the specification this holds for any extension, so one with a NUL, an invalid percent-escape or over 100 characters is `Unknown extension: …` too (not the 400 other endpoints give); control characters are shown escaped (`\\u0000`).',
         params: z.object({ extension: z.string() }),
         produces: ['text/plain'],
       },
@@ -63,3 +67,16 @@ export const publicRoutes: FastifyPluginAsyncZod<{ calls: CallEvents; attendance
     async () => attendance.list(),
   );
 };
+
+/** Call-endpoint URLs the router cannot take (`/%FF/callstart`, a 5,000-character extension): still 200 text. */
+export function callAnswerForUnroutable(request: { method: string; url: string }): string | undefined {
+  const match = /^\/([^/?]*)\/(?:callstart|callend)(?:\?|$)/.exec(request.url);
+  if (!match || (request.method !== 'GET' && request.method !== 'POST')) return undefined;
+  let extension = match[1]!;
+  try {
+    extension = decodeURIComponent(extension);
+  } catch {
+    // Shown as it came: the escapes are the only spelling it has.
+  }
+  return unknownExtension(extension.slice(0, MAX_EXTENSION));
+}

@@ -9,6 +9,7 @@ import type { DbHandle } from '../../db/create-db.js';
 import { auditRecorderPlugin } from '../../http/audit-recorder.js';
 import { authPlugin, registerJwt } from '../../http/auth.js';
 import { errorHandlerPlugin } from '../../http/error-handler.js';
+import { frameworkErrorHandler, inputGuardPlugin } from '../../http/input-guard.js';
 import { openApiPlugin } from '../../http/openapi.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
@@ -95,6 +96,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Our error handler answers requests that arrive during shutdown, in the contract's error body.
     return503OnClosing: false,
+    frameworkErrors: frameworkErrorHandler(),
     ...(deps.https ? { https: deps.https } : {}),
   };
   const app = Fastify(options).withTypeProvider<ZodTypeProvider>();
@@ -108,6 +110,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(routeAccessPlugin);
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
+  await app.register(inputGuardPlugin);
   await app.register(openApiPlugin, { version: productVersion() });
 
   const clock = deps.clock ?? systemClock;

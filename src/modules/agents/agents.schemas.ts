@@ -1,6 +1,6 @@
 // Agent request and response shapes (contract §2).
 import { z } from 'zod';
-import { limitSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { idRefSchema, idSchema, limitSchema, timestampSchema, toTimestamp, withoutNul } from '../../http/common-schemas.js';
 import { statusOf } from './agent-status.js';
 import { PENDING_HOSTNAME } from './agents.repo.js';
 import type { Agent } from './agents.service.js';
@@ -26,17 +26,17 @@ const hostname = z
 
 export const preRegisterBody = z.object({
   name: agentName,
-  customer_id: z.number().int().min(1).nullable().optional(),
+  customer_id: idRefSchema.nullable().optional(),
 });
 
 export const listAgentsQuery = z.object({
-  customer_id: z.coerce.number().int().min(1).optional(),
+  customer_id: idSchema.optional(),
   status: statusSchema.optional(),
   platform: platformSchema.optional(),
   q: z.string().min(1).max(255).optional().describe('Substring of name or hostname (case-insensitive)'),
 });
 
-export const customerIdBody = z.object({ customer_id: z.number().int().min(1) });
+export const customerIdBody = z.object({ customer_id: idRefSchema });
 
 export const registerBody = z.object({
   agent_id: agentIdSchema.optional(),
@@ -52,8 +52,9 @@ export const registerResponse = z.object({ agent_id: z.string(), name: z.string(
 export const heartbeatBody = z.looseObject({
   agent_id: agentIdSchema,
   platform: platformSchema,
-  hostname: hostname.optional(),
-  agent_version: z.string().max(64).optional(),
+  // Copied into the agent row, so checked here: the input guard leaves the heartbeat's body as sent.
+  hostname: withoutNul(hostname).optional(),
+  agent_version: withoutNul(z.string().max(64)).optional(),
   agent_sha256: z.string().regex(/^[0-9a-fA-F]{64}$/).optional(),
 });
 

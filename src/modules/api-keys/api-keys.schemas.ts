@@ -1,6 +1,6 @@
 // API key request and response shapes (contract §1). The key itself appears only in the create response.
 import { z } from 'zod';
-import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { idRefSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
 import type { ApiKey } from './api-keys.service.js';
 
 export const permissionSchema = z.enum(['agent', 'read', 'write', 'admin']).describe('agent < read < write < admin');
@@ -8,7 +8,7 @@ export const permissionSchema = z.enum(['agent', 'read', 'write', 'admin']).desc
 export const createApiKeyBody = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(100),
   permissions: permissionSchema,
-  customer_id: z.number().int().min(1).nullable().optional().describe('Scope the key to one customer'),
+  customer_id: idRefSchema.nullable().optional().describe('Scope the key to one customer'),
 });
 
 export const apiKeySchema = z

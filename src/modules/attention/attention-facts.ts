@@ -13,6 +13,18 @@ export interface AttentionFacts {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+// eslint-disable-next-line no-control-regex -- NUL is what it replaces
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A certificate field as jsonb can hold it: a scalar (all the attention list reads), text without NUL or
+ * lone surrogates, which jsonb refuses; one such certificate failed the whole heartbeat batch (503).
+ */
+function storable(value: unknown): string | number | boolean | null {
+  if (typeof value === 'string') return value.replace(UNSTORABLE, '\ufffd');
+  return typeof value === 'number' || typeof value === 'boolean' ? value : null;
+}
+
 /** The facts, each guarded by its type: an agent may send any shape. */
 export function attentionFactsOf(system: Record<string, unknown>): AttentionFacts {
   const updates = isObject(system.updates) ? system.updates : {};
@@ -20,7 +32,7 @@ export function attentionFactsOf(system: Record<string, unknown>): AttentionFact
   return {
     updates_available: typeof updates.available === 'boolean' ? updates.available : null,
     update_packages: Array.isArray(updates.packages) ? updates.packages.length : null,
-    certificates: certificates.map((c) => ({ name: c.name ?? null, valid_to: c.valid_to ?? null, in_use: c.in_use ?? null })),
+    certificates: certificates.map((c) => ({ name: storable(c.name), valid_to: storable(c.valid_to), in_use: storable(c.in_use) })),
   };
 }
 

@@ -36,7 +36,8 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const objects = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : []);
-const labelOf = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 255 ? v : undefined);
+// A NUL cannot be stored in a text column (it failed the whole heartbeat batch) nor asked for in a query.
+const labelOf = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 255 && !v.includes('\u0000') ? v : undefined);
 
 /** Per-item metrics of a list (disks, interfaces, gateways): which label field, which value fields. */
 const LISTS: ReadonlyArray<{ items: (body: Json) => unknown; label: string; fields: ReadonlyArray<[string, MetricName]> }> = [
