@@ -1,9 +1,9 @@
 // Sessions through `/api/v1/proxy/{tunnel_id}` (contract §8) and through `npm run cli -- tunnel
 // connect`'s local port: the same bytes arrive as through the proxy port, refusals happen before the
-// upgrade in the contract's error body, and the socket follows its session's end.
+// upgrade in the contract's error body (also for anyone but the tunnel's opener), and the socket follows
+// its session's end.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { createWebSocketStream } from 'ws';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
@@ -15,6 +15,8 @@ let token: string;
 let writeKey: string;
 let agent: LiveAgent;
 let echo: TunnelDto;
+/** The same echo target, opened by the signed-in admin (a tunnel serves only its opener). */
+let echoByUser: TunnelDto;
 const keys: Record<'read' | 'agent' | 'otherCustomerWrite' | 'ownCustomerWrite', string> = { read: '', agent: '', otherCustomerWrite: '', ownCustomerWrite: '' };
 const targets = new TunnelTargets();
 const children = new Set<ChildProcess>();
@@ -37,8 +39,9 @@ function openProxy(tunnelId: string, headers: Record<string, string>, query = ''
 
 /** Starts the real CLI (`tunnel connect`) and resolves with its local port and its output so far. */
 async function startCli(tunnelId: string, env: Record<string, string>): Promise<{ port: number; output: () => string; stop: () => Promise<number | null> }> {
-  const tsx = path.resolve('node_modules/.bin/tsx');
-  const child = spawn(tsx, ['src/cli.ts', 'tunnel', 'connect', '--server', s.url, '--tunnel', tunnelId, '--listen', '127.0.0.1:0'], {
+  // Node itself with tsx as a loader, not the tsx binary: that one relays Ctrl-C to its child and kills
+  // it (exit 130) when the child does not confirm within 30 ms, which a busy machine misses now and then.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'tunnel', 'connect', '--server', s.url, '--tunnel', tunnelId, '--listen', '127.0.0.1:0'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -79,7 +82,9 @@ beforeAll(async () => {
   keys.ownCustomerWrite = (await createKey(s.app, bearer(token), 'write', own.id)).key;
   keys.otherCustomerWrite = (await createKey(s.app, bearer(token), 'write', other.id)).key;
   agent = await s.startAgent(keys.agent, { name: 'fw-proxy' }); // joins customer K-PROXY-1
-  echo = await openTunnel(s, apiKey(writeKey), agent.id, await targets.echo());
+  const echoPort = await targets.echo();
+  echo = await openTunnel(s, apiKey(writeKey), agent.id, echoPort);
+  echoByUser = await openTunnel(s, bearer(token), agent.id, echoPort);
 }, 30_000);
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
@@ -94,7 +99,7 @@ describe('the proxy WebSocket', () => {
     const echoed = await Promise.all(
       payloads.map(async (p, i) => {
         // Half sign in with a token in the query (browsers cannot set headers), half with a key header.
-        const ws = i % 2 ? await openProxy(echo.tunnel_id, {}, `?token=${token}`) : await openProxy(echo.tunnel_id, apiKey(writeKey));
+        const ws = i % 2 ? await openProxy(echoByUser.tunnel_id, {}, `?token=${token}`) : await openProxy(echo.tunnel_id, apiKey(writeKey));
         return exchange(createWebSocketStream(ws), p);
       }),
     );
@@ -118,11 +123,14 @@ describe('the proxy WebSocket', () => {
     expect(await refusal(apiKey(keys.read))).toEqual({ status: 403, code: 'FORBIDDEN' });
     expect(await refusal(apiKey(keys.agent))).toEqual({ status: 403, code: 'FORBIDDEN' });
     expect(await refusal(apiKey(keys.otherCustomerWrite))).toEqual({ status: 404, code: 'NOT_FOUND' });
+    // In scope and allowed to write, but not the tunnel's opener.
+    expect(await refusal(apiKey(keys.ownCustomerWrite))).toEqual({ status: 403, code: 'FORBIDDEN' });
+    expect(await refusal(bearer(token))).toEqual({ status: 403, code: 'FORBIDDEN' });
     expect(await refusal(apiKey(writeKey), 'ffffffffffffffff')).toEqual({ status: 404, code: 'NOT_FOUND' });
     expect(await refusal(apiKey(writeKey), 'not-hex')).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
     // None of them reached the agent.
     expect((await tunnelsOf(s, apiKey(writeKey), agent.id)).find((t) => t.tunnel_id === echo.tunnel_id)?.sessions).toBe(0);
-    expect(await refusal(apiKey(keys.ownCustomerWrite))).toEqual({ status: 101, code: 'OPENED' });
+    expect(await refusal(apiKey(writeKey))).toEqual({ status: 101, code: 'OPENED' });
   });
 
   it('delivers the target\'s last bytes and then closes when the target closes', async () => {
@@ -135,7 +143,7 @@ describe('the proxy WebSocket', () => {
   });
 
   it('closes its socket when the tunnel is deleted', async () => {
-    const silent = await openTunnel(s, apiKey(writeKey), agent.id, await targets.listen(() => undefined));
+    const silent = await openTunnel(s, bearer(token), agent.id, await targets.listen(() => undefined));
     const ws = await openProxy(silent.tunnel_id, bearer(token));
     const closed = new Promise((resolve) => ws.once('close', resolve));
     await vi.waitFor(async () => expect((await tunnelsOf(s, apiKey(writeKey), agent.id)).find((t) => t.tunnel_id === silent.tunnel_id)?.sessions).toBe(1));

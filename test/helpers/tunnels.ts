@@ -70,6 +70,9 @@ export interface TunnelDto {
   proxy_port: number;
   bind_address: string;
   proxy_path: string;
+  allow_from: string[];
+  opened_by: { type: 'user' | 'api_key'; name: string; key_hint: string | null };
+  refused_connections: number;
   sessions?: number;
   bytes_in?: number;
   bytes_out?: number;

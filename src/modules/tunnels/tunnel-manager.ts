@@ -1,16 +1,21 @@
 // TCP tunnels through agents (contract §8): each tunnel listens on a free port of TUNNEL_PORT_MIN..MAX
 // at TUNNEL_BIND_ADDRESS, and each accepted connection becomes a session that the agent connects to the
 // target (`tunnel_connect`) before bytes flow as binary frames. A tunnel closes on DELETE, when its
-// agent's socket goes away (or the agent is deleted), and after 30 minutes without sessions.
+// agent's socket goes away (or the agent is deleted), and after 30 minutes without sessions. A tunnel
+// belongs to whoever opened it: its proxy port resets connections from outside its allow_from before
+// the agent hears of them, and its proxy WebSocket serves only the opening user or key.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import { LogThrottle } from '../../platform/log-throttle.js';
 import type { Logger } from '../../platform/logger.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { decodeTunnelFrame } from '../agent-hub/agent-protocol.js';
+import type { Caller } from '../auth/caller.js';
+import { normalizeAddress, type AllowList } from './allow-list.js';
 import { STALL_LIMIT_MS, TunnelSession, type CloseReason, type SessionLink } from './tunnel-session.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -22,6 +27,9 @@ export interface TunnelOptions {
   portMax: number;
 }
 
+/** Who opened a tunnel, as shown to operators: a username, or an API key's name and hint (never the key). */
+export type OpenedBy = { type: 'user'; name: string; key_hint: null } | { type: 'api_key'; name: string; key_hint: string };
+
 export interface Tunnel {
   id: string;
   agentId: string;
@@ -30,6 +38,13 @@ export interface Tunnel {
   targetHost: string;
   targetPort: number;
   createdAt: Date;
+  /** Client addresses the proxy port lets in. */
+  allowFrom: AllowList;
+  openedBy: OpenedBy;
+  /** The opener's identity, which alone may use the proxy WebSocket (user id or API key id). */
+  owner: string;
+  /** Connections to the proxy port reset because their address is not in allowFrom. */
+  refused: number;
   sessions: Map<string, TunnelSession>;
   /** Bytes of sessions already closed (open sessions count their own). */
   closedBytesIn: number;
@@ -45,6 +60,8 @@ export class TunnelManager {
   /** How many sessions hold each agent's socket paused. */
   readonly #holds = new Map<string, number>();
   readonly #idleSweep: PeriodicJob;
+  /** Refused connections are logged once per tunnel and minute, with a count: a port scan must not flood the log. */
+  readonly #refusals: LogThrottle;
 
   constructor(
     private readonly hub: AgentHub,
@@ -60,6 +77,7 @@ export class TunnelManager {
       for (const tunnel of this.list(agentId)) for (const session of [...tunnel.sessions.values()]) session.close('agent');
     };
     this.#idleSweep = new PeriodicJob('tunnel idle sweep', clock, 60_000, logger, async () => this.#closeIdle());
+    this.#refusals = new LogThrottle(logger);
   }
 
   start(): void {
@@ -69,11 +87,13 @@ export class TunnelManager {
   async stop(): Promise<void> {
     await this.#idleSweep.stop();
     await Promise.all([...this.#tunnels.values()].map((t) => this.#close(t)));
+    this.#refusals.flush();
   }
 
-  /** Opens a tunnel to `target` through the connected agent. */
-  async open(agentId: string, targetHost: string, targetPort: number): Promise<Tunnel> {
+  /** Opens a tunnel to `target` through the connected agent, for `openedBy` and clients from `allowFrom`. */
+  async open(agentId: string, targetHost: string, targetPort: number, access: { allowFrom: AllowList; openedBy: Caller }): Promise<Tunnel> {
     if (!this.hub.isConnected(agentId)) throw new AppError('AGENT_NOT_CONNECTED', 'The agent is not connected');
+    const caller = access.openedBy;
     const tunnel: Tunnel = {
       id: randomBytes(8).toString('hex'),
       agentId,
@@ -82,16 +102,25 @@ export class TunnelManager {
       targetHost,
       targetPort,
       createdAt: this.clock.now(),
+      allowFrom: access.allowFrom,
+      openedBy: caller.kind === 'user' ? { type: 'user', name: caller.username, key_hint: null } : { type: 'api_key', name: caller.name, key_hint: caller.keyHint },
+      owner: ownerOf(caller),
+      refused: 0,
       sessions: new Map(),
       closedBytesIn: 0,
       closedBytesOut: 0,
       lastActivity: this.clock.now().getTime(),
-      server: net.createServer((socket) => this.accept(tunnel, socket)),
+      server: net.createServer((socket) => this.#onConnection(tunnel, socket)),
     };
     tunnel.port = await this.#listenOnFreePort(tunnel.server);
     this.#tunnels.set(tunnel.id, tunnel);
-    this.logger.info({ agentId, tunnelId: tunnel.id, port: tunnel.port }, 'tunnel opened');
+    this.logger.info({ agentId, tunnelId: tunnel.id, port: tunnel.port, allowFrom: tunnel.allowFrom.entries }, 'tunnel opened');
     return tunnel;
+  }
+
+  /** Whether `caller` is the user or API key that opened the tunnel (the only one its proxy WebSocket serves). */
+  isOpenedBy(tunnel: Tunnel, caller: Caller): boolean {
+    return tunnel.owner === ownerOf(caller);
   }
 
   list(agentId?: string): Tunnel[] {
@@ -152,6 +181,23 @@ export class TunnelManager {
         this.logger.info({ err, tunnelId: tunnel.id }, 'the agent could not connect a tunnel session');
         session.close('tunnel');
       },
+    );
+  }
+
+  /** A connection on the proxy port: from an allowed address it becomes a session, otherwise it is reset. */
+  #onConnection(tunnel: Tunnel, socket: net.Socket): void {
+    const from = normalizeAddress(socket.remoteAddress ?? '');
+    if (tunnel.allowFrom.allows(from)) {
+      this.accept(tunnel, socket);
+      return;
+    }
+    tunnel.refused++;
+    socket.on('error', () => undefined);
+    socket.resetAndDestroy(); // an RST, not a FIN: the client learns at once that it was refused
+    this.#refusals.warn(
+      `refused ${tunnel.id}`,
+      { tunnelId: tunnel.id, agentId: tunnel.agentId, from, allowFrom: tunnel.allowFrom.entries, refused: tunnel.refused },
+      'tunnel proxy port refused a connection from an address outside its allow_from',
     );
   }
 
@@ -232,4 +278,8 @@ export class TunnelManager {
     }
     throw new AppError('NO_FREE_PORT', `No free tunnel port between ${portMin} and ${portMax}`);
   }
+}
+
+function ownerOf(caller: Caller): string {
+  return caller.kind === 'user' ? `user:${caller.userId}` : `api_key:${caller.keyId}`;
 }

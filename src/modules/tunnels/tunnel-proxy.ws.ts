@@ -1,8 +1,9 @@
 // GET /api/v1/proxy/{tunnel_id} (contract §8): a WebSocket whose connection is one session through the
 // tunnel, raw bytes as binary messages, for clients that cannot reach the proxy port (or that only have
 // HTTPS to the server). Everything is checked before the upgrade, so a refused client gets a plain HTTP
-// answer in the contract's error body: 401 without valid credentials, 403 for read and agent keys, 404
-// for an unknown tunnel or one whose agent is outside the caller's customer scope.
+// answer in the contract's error body: 401 without valid credentials, 403 for read and agent keys and for
+// anyone but the user or key that opened the tunnel, 404 for an unknown tunnel or one whose agent is
+// outside the caller's customer scope.
 import type {} from '@fastify/websocket'; // the route option `wsHandler` and its handler types
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createWebSocketStream } from 'ws';
@@ -32,6 +33,7 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
       description:
         'For clients that cannot reach the tunnel\'s proxy_port: each connection is one session to the tunnel\'s target, exactly like a TCP connection on proxy_port. ' +
         'Authenticate with a bearer token (`Authorization` or `token`) or a write/admin key (`X-API-Key` or `api_key`); read and agent keys get 403, and a tunnel that does not exist or whose agent is outside a scoped key\'s customer gets 404, all before the upgrade. ' +
+        'A tunnel belongs to whoever opened it: only that same user (any of their tokens) or that same API key may connect; anyone else gets 403 FORBIDDEN. No proxy port needs to be reachable for this path. ' +
         `Messages may be up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (a larger one closes the socket with 1009). ` +
         'The socket closes when the target closes (after its last bytes), when the tunnel closes, or when the client takes nothing for 10 s while the target sends (one stuck client would otherwise hold up every session of the agent). `npm run cli -- tunnel connect` turns this into a local port.' +
         WEBSOCKET_ONLY_NOTE,
@@ -41,7 +43,9 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
     preHandler: async (request) => {
       const tunnel = tunnels.find(request.params.tunnel_id);
       if (!tunnel) throw new AppError('NOT_FOUND', 'Tunnel not found');
-      await agents.get(callerOf(request), tunnel.agentId); // 404 outside the caller's scope
+      const caller = callerOf(request);
+      await agents.get(caller, tunnel.agentId); // 404 outside the caller's scope
+      if (!tunnels.isOpenedBy(tunnel, caller)) throw new AppError('FORBIDDEN', 'Only the user or API key that opened this tunnel may use it');
     },
     handler: requireWebSocketUpgrade,
     wsHandler: (socket, request) => {

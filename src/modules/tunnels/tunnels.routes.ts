@@ -5,6 +5,7 @@ import { callerOf } from '../../http/auth.js';
 import { AppError } from '../../platform/errors.js';
 import { agentIdSchema, agentParams } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
+import { AllowList, MAX_ALLOW_FROM, parseAllowEntry } from './allow-list.js';
 import type { Tunnel, TunnelManager } from './tunnel-manager.js';
 import { tunnelIdSchema } from './tunnel-proxy.ws.js';
 
@@ -18,7 +19,12 @@ const tunnelSchema = z.object({
   target_host: z.string(),
   target_port: z.number().int(),
   created_at: z.string(),
-  proxy_path: z.string().describe('WebSocket path carrying one session per connection, for clients that cannot reach proxy_port (see GET /proxy/{tunnel_id})'),
+  proxy_path: z.string().describe('WebSocket path carrying one session per connection, for clients that cannot reach proxy_port (see GET /proxy/{tunnel_id}); only the opener (opened_by) may use it'),
+  allow_from: z.array(z.string()).describe('Client addresses and networks proxy_port lets in; connections from anywhere else are reset before they reach the agent'),
+  opened_by: z
+    .object({ type: z.enum(['user', 'api_key']), name: z.string(), key_hint: z.string().nullable() })
+    .describe('Who opened the tunnel: a username, or an API key\'s name and hint (never the key)'),
+  refused_connections: z.number().int().describe('Connections to proxy_port reset because their address was not in allow_from'),
 });
 const tunnelWithTrafficSchema = tunnelSchema.extend({
   sessions: z.number().int(),
@@ -27,9 +33,22 @@ const tunnelWithTrafficSchema = tunnelSchema.extend({
   buffered_bytes: z.number().int().describe('Bytes the server holds for clients slower than their target right now (bounded by backpressure)'),
 });
 
+const allowEntry = z
+  .string()
+  .max(64)
+  .refine((entry) => parseAllowEntry(entry) !== null, 'must be an IPv4 or IPv6 address, or a network in CIDR notation (10.0.0.0/8)');
+
 const openBody = z.object({
   target_host: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:_-]+$/, 'must be a host name or an IP address'),
   target_port: z.number().int().min(1).max(65_535),
+  allow_from: z
+    .array(allowEntry)
+    .min(1)
+    .max(MAX_ALLOW_FROM)
+    .optional()
+    .describe(
+      `Client addresses or networks (1 to ${MAX_ALLOW_FROM}) that may connect to proxy_port; default: the address this request came from (behind a reverse proxy, only with TRUST_PROXY set). IPv4-mapped IPv6 forms count as IPv4.`,
+    ),
 });
 
 export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agents: AgentService }> = async (app, { tunnels, agents }) => {
@@ -42,6 +61,9 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agent
     target_port: t.targetPort,
     created_at: t.createdAt.toISOString(),
     proxy_path: `/api/v1/proxy/${t.id}`,
+    allow_from: [...t.allowFrom.entries],
+    opened_by: t.openedBy,
+    refused_connections: t.refused,
   });
 
   app.post(
@@ -51,7 +73,8 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agent
       schema: {
         summary: 'Open a TCP tunnel to a target reachable from the agent',
         description:
-          'Listens on a free port of TUNNEL_PORT_MIN..TUNNEL_PORT_MAX at TUNNEL_BIND_ADDRESS; every connection there is one session through the agent. Not connected → 409; no free port → 503 NO_FREE_PORT. The tunnel closes on DELETE, when the agent disconnects or is deleted, and after 30 minutes without sessions.',
+          'Listens on a free port of TUNNEL_PORT_MIN..TUNNEL_PORT_MAX at TUNNEL_BIND_ADDRESS; every connection there from an address in allow_from is one session through the agent, and a connection from any other address is reset (TCP RST) before it reaches the agent, counted in refused_connections and logged. ' +
+          'The tunnel belongs to its opener: only the same user or API key may use its proxy WebSocket (proxy_path), which needs no open port at all. Not connected → 409; no free port → 503 NO_FREE_PORT. The tunnel closes on DELETE (by anyone who may write to the agent), when the agent disconnects or is deleted, and after 30 minutes without sessions.',
         tags,
         params: agentParams,
         body: openBody,
@@ -59,8 +82,12 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agent
       },
     },
     async (request, reply) => {
-      const agent = await agents.get(callerOf(request), request.params.id);
-      const tunnel = await tunnels.open(agent.id, request.body.target_host, request.body.target_port);
+      const caller = callerOf(request);
+      const agent = await agents.get(caller, request.params.id);
+      // request.ip honours TRUST_PROXY: without it, behind a reverse proxy this is the proxy's address.
+      // An address that does not parse (never seen) leaves the list empty: the port then lets nobody in.
+      const allowFrom = (request.body.allow_from ?? [request.ip]).flatMap((entry) => parseAllowEntry(entry) ?? []);
+      const tunnel = await tunnels.open(agent.id, request.body.target_host, request.body.target_port, { allowFrom: new AllowList(allowFrom), openedBy: caller });
       return reply.code(201).send(dto(tunnel));
     },
   );
