@@ -52,6 +52,7 @@ describe('a refused WebSocket upgrade', () => {
     ['a wrong key (401)', `/api/v1/agent/ws?agent_id=${agentId}`, ['X-API-Key: rmm_wrongwrongwrongwrongwrongwrongwrong'], 401],
     ['no credentials (401)', `/api/v1/agent/ws?agent_id=${agentId}`, [], 401],
     ['an unknown path (404)', '/api/v1/no-such-socket', [], 404],
+    ['a path that is not UTF-8 (400)', '/api/v1/agents/%FF', [], 400],
   ])('answers %s completely with Connection: close and ends the stream cleanly', async (_what, path, extra, status) => {
     const headers = Object.entries(upgradeHeaders()).map(([k, v]) => `${k}: ${v}`);
     const { text, ending } = await rawUpgrade([`GET ${path} HTTP/1.1`, 'Host: localhost', ...headers, ...extra]);
@@ -61,7 +62,8 @@ describe('a refused WebSocket upgrade', () => {
     expect(head).not.toMatch(/keep-alive/i);
     const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]);
     expect(Buffer.byteLength(body)).toBe(length);
-    expect(JSON.parse(body)).toMatchObject({ code: status === 401 ? 'UNAUTHORIZED' : 'NOT_FOUND', request_id: expect.any(String) });
+    const code = { 400: 'VALIDATION_ERROR', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND' }[status];
+    expect(JSON.parse(body)).toMatchObject({ code, request_id: expect.any(String) });
     expect(ending).toBe('end');
   });
 
