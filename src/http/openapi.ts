@@ -20,7 +20,9 @@ Errors always have the body \`{"error", "code", "request_id"}\` (validation erro
 every response carries \`x-request-id\`. Credentials: \`X-API-Key\` header (or \`api_key\` query for
 WebSocket clients) or \`Authorization: Bearer <JWT>\` (or \`token\` query). Lists take \`limit\` (integer
 ≥ 1; larger values are clamped to the list's maximum). Request bodies are limited to 1 MiB unless a route
-says otherwise.
+says otherwise. Text cannot hold a NUL (U+0000) or a lone UTF-16 surrogate, and percent-escapes must be
+UTF-8: such a query value, path parameter, or JSON string or key is 400 \`VALIDATION_ERROR\` whose
+\`details\` say where (the heartbeat's body excepted: it is stored as sent). Ids are at most 2147483647.
 
 Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to sign in), \`agent\`
 (agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),

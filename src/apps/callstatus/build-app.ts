@@ -54,7 +54,7 @@ export async function buildCallstatusApp(deps: CallstatusDeps): Promise<FastifyI
         title: 'Call-status service',
         version: productVersion(),
         description:
-          'Phone-system call start/end and time-tracking attendance switch per-user WLED status lights. Call and attendance endpoints take no credentials (the systems that call them send plain URLs; run the service on a trusted network). The admin API under /api/admin needs `Authorization: Bearer <CALLSTATUS_ADMIN_TOKEN>` and answers 404 while that variable is unset. Errors have the body `{"error", "code", "request_id"}`.',
+          'Phone-system call start/end and time-tracking attendance switch per-user WLED status lights. Call and attendance endpoints take no credentials (the systems that call them send plain URLs; run the service on a trusted network). The admin API under /api/admin needs `Authorization: Bearer <CALLSTATUS_ADMIN_TOKEN>` and answers 404 while that variable is unset. Errors have the body `{"error", "code", "request_id"}`. Text cannot hold a NUL or a lone UTF-16 surrogate, and percent-escapes must be UTF-8: elsewhere that is 400 `VALIDATION_ERROR` with `details`, but the call endpoints answer 200 text whatever the extension (the specification: always 200).',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
