@@ -1,6 +1,6 @@
 // The reference agent's tunnel sessions (contract §5): tunnel_connect/disconnect through the real command
-// dispatcher, binary frames both ways against a real TCP target, tunnel_closed, malformed frames, and
-// backpressure both ways. A `ws` server in the test plays the RMM server's side of the agent socket.
+// dispatcher, binary frames both ways against a real TCP target, tunnel_closed, malformed frames,
+// backpressure both ways, and the optional per-session tunnel_pause/tunnel_resume. A `ws` server in the test plays the RMM server's side of the agent socket.
 import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -204,6 +204,51 @@ describe('agent tunnel sessions', () => {
     await waitFor(() => got === total && h.closedNotices().includes('big'));
     expect(inOrder).toBe(true);
     expect(h.maxBuffered()).toBeLessThan(8 * MiB);
+  });
+
+  it('tunnel_pause stops reading one session\'s target while the others flow; tunnel_resume delivers the rest in order', async () => {
+    const total = 40 * MiB;
+    let written = 0;
+    const streamer = await target((socket) => {
+      const pump = () => {
+        while (written < total) {
+          const chunk = patterned(written, Math.min(64 * 1024, total - written));
+          written += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+        socket.end();
+      };
+      pump();
+    });
+    const echo = await target();
+    const h = await harness();
+    let got = 0;
+    let inOrder = true;
+    h.onData.big = (payload) => {
+      for (let i = 0; i < payload.length; i++) if (payload[i] !== patternByte(got + i)) inOrder = false;
+      got += payload.length;
+    };
+    await h.connect('echo', echo.port);
+    await h.connect('big', streamer.port);
+    await waitFor(() => got > 0);
+    expect(await h.command('tunnel_pause', { session_id: 'big' })).toMatchObject({ success: true, data: {} });
+    // Every byte the agent read before pausing went out ahead of its answer; none may follow it.
+    const atPause = got;
+    for (let round = 0; round < 3; round++) {
+      h.peer.send(frame('echo', `ping${round};`));
+      await waitFor(() => h.received('echo').endsWith(`ping${round};`));
+    }
+    expect(got).toBe(atPause);
+    expect(got).toBeLessThan(total);
+    expect(h.tunnels.size).toBe(2);
+    // Pausing twice, or a session the agent does not know, is not an error: the server may race a close.
+    expect(await h.command('tunnel_pause', { session_id: 'big' })).toMatchObject({ success: true, data: {} });
+    expect(await h.command('tunnel_pause', { session_id: 'gone' })).toMatchObject({ success: true, data: {} });
+    expect(await h.command('tunnel_resume', { session_id: 'gone' })).toMatchObject({ success: true, data: {} });
+
+    expect(await h.command('tunnel_resume', { session_id: 'big' })).toMatchObject({ success: true, data: {} });
+    await waitFor(() => got === total && h.closedNotices().includes('big'));
+    expect(inOrder).toBe(true);
   });
 
   it('stops reading the WebSocket while a target does not drain, and resumes when it does', async () => {

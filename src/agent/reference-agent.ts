@@ -4,10 +4,11 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { AgentCommand } from '../modules/agent-hub/agent-protocol.js';
 import { AgentSocket, type BackoffOptions, type SocketEvent } from './agent-socket.js';
 import { recordReboot } from './commands/device.js';
-import { dispatchText } from './commands/index.js';
-import type { CommandContext } from './commands/types.js';
+import { commandHandlers, dispatchText } from './commands/index.js';
+import type { CommandContext, CommandTable } from './commands/types.js';
 import { DeviceStateStore, type DeviceView, type Platform } from './device-state.js';
 import { heartbeatDocument } from './heartbeat-document.js';
 import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
@@ -37,6 +38,8 @@ export interface ReferenceAgentOptions {
   backoff?: Partial<BackoffOptions>;
   silenceTimeoutMs?: number;
   agentVersion?: string;
+  /** Commands answered as unknown, as an agent version that predates them would (tests of the server's fallbacks). */
+  withoutCommands?: AgentCommand[];
 }
 
 export interface ReferenceAgentEvents {
@@ -65,6 +68,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   private readonly socket: AgentSocket;
   private readonly tunnels = new TunnelSessions({ log: (line) => this.log(line) });
   private readonly collect: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  private readonly commands: Partial<CommandTable>;
   private store: DeviceStateStore | null = null;
   private id: string | null = null;
   private needsRegistration = true;
@@ -83,6 +87,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.hostname = options.hostname ?? os.hostname();
     this.intervalMs = options.heartbeatIntervalMs ?? 60_000;
     this.log = options.log ?? (() => undefined);
+    this.commands = { ...commandHandlers };
+    for (const name of options.withoutCommands ?? []) delete this.commands[name];
     this.api = new ServerApi(options.serverUrl, options.apiKey, this.abort.signal);
     const collector = new SystemInfoCollector();
     this.collect = options.collectSystem ?? (() => collector.collect() as unknown as Promise<Record<string, unknown>>);
@@ -233,7 +239,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       now: () => new Date(),
       tunnels: this.tunnels,
     };
-    const result = await dispatchText(text, ctx);
+    const result = await dispatchText(text, ctx, this.commands);
     if (result.kind === 'dropped') {
       this.log(`dropped a frame from the server: ${result.reason}`);
       return;

@@ -1,6 +1,8 @@
 // The agent side of tunnels (contract §5, §8): one TCP connection to a target per session id, bytes carried
 // in binary frames over the agent WebSocket, and backpressure both ways so neither side buffers without
-// bound. One instance per agent; sessions live on the WebSocket they were opened on and die with it.
+// bound. The server may also hold one session's target (tunnel_pause/tunnel_resume) while that session's
+// client is slow, so it never has to pause the whole WebSocket. One instance per agent; sessions live on
+// the WebSocket they were opened on and die with it.
 import net from 'node:net';
 import WebSocket from 'ws';
 import { decodeTunnelFrame, tunnelFrameReads, type CommandParams } from '../modules/agent-hub/agent-protocol.js';
@@ -25,6 +27,8 @@ interface Session {
   target: net.Socket;
   /** Reading from the target is paused until the WebSocket drains. */
   paused: boolean;
+  /** The server asked to stop reading the target (tunnel_pause) until tunnel_resume. */
+  held: boolean;
   /** A write to the target returned false; the WebSocket is paused until the target drains. */
   blocking: boolean;
 }
@@ -60,6 +64,22 @@ export class TunnelSessions {
     return this.sessions.get(sessionId)?.paused ?? false;
   }
 
+  /** tunnel_pause: stop reading the session's target. An unknown session is no error (the server may race its end). */
+  hold(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    session.held = true;
+    session.target.pause();
+  }
+
+  /** tunnel_resume: read the session's target again, unless the WebSocket itself is still full. */
+  release(sessionId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    session.held = false;
+    this.readTarget(session);
+  }
+
   /** Uses `ws` from now on; when it closes, every session opened on it is destroyed. */
   attach(ws: WebSocket): void {
     const drain = new DrainWatch(ws, this.lowWater);
@@ -86,7 +106,7 @@ export class TunnelSessions {
     // message limit), and go out once wire() has run.
     const target = net.connect({ host, port, noDelay: true, onread: tunnelFrameReads(id, (frame) => this.sendFrame(session, frame)) });
     target.pause();
-    const session: Session = { id, ws, drain, target, paused: false, blocking: false };
+    const session: Session = { id, ws, drain, target, paused: false, held: false, blocking: false };
     this.sessions.set(id, session);
     return new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -108,9 +128,7 @@ export class TunnelSessions {
         target.removeAllListeners('error').removeAllListeners('close');
         this.wire(session);
         resolve();
-        setImmediate(() => {
-          if (!session.paused && !target.destroyed) target.resume();
-        });
+        setImmediate(() => this.readTarget(session));
       });
     });
   }
@@ -170,9 +188,14 @@ export class TunnelSessions {
       drain.whenDrained(() => {
         if (!session.paused) return; // forgotten meanwhile
         session.paused = false;
-        if (!target.destroyed) target.resume();
+        this.readTarget(session);
       });
     }
+  }
+
+  /** Reads the target again unless the WebSocket is full or the server holds the session. */
+  private readTarget(session: Session): void {
+    if (!session.paused && !session.held && !session.target.destroyed) session.target.resume();
   }
 
   /** A blocking target drained (or went away): read from its WebSocket again unless another one still blocks. */

@@ -74,6 +74,7 @@ export interface TunnelDto {
   opened_by: { type: 'user' | 'api_key'; name: string; key_hint: string | null };
   refused_connections: number;
   sessions?: number;
+  paused_sessions?: number;
   bytes_in?: number;
   bytes_out?: number;
   buffered_bytes?: number;
@@ -90,4 +91,24 @@ export async function tunnelsOf(t: TestApp, headers: Record<string, string>, age
   const res = await t.app.inject({ method: 'GET', url: `/api/v1/agents/${agentId}/tunnels`, headers });
   expect(res.statusCode, res.body).toBe(200);
   return res.json() as TunnelDto[];
+}
+
+/**
+ * A client that reads nothing until `resume()`, then counts what it gets and how its connection ended.
+ * It reads one byte at a time on purpose: Node 20's libuv (1.46) reports a reset that arrives while
+ * unread bytes are queued as a clean EOF whenever its last read comes up short (libuv/libuv#4997 fixed
+ * it upstream); with one-byte reads no read comes up short, so the client sees the reset as ECONNRESET,
+ * like ssh, curl or a browser would. Its kernel holds only its initial receive buffer (about 128 KiB),
+ * as it never read before stalling.
+ */
+export function stalledClient(port: number, first: Buffer): { resume(): void; received(): number; ended: Promise<'EOF' | string> } {
+  let received = 0;
+  const socket = net.connect({ port, host: '127.0.0.1', onread: { buffer: Buffer.alloc(1), callback: (n) => ((received += n), true) } });
+  socket.pause();
+  socket.write(first);
+  const ended = new Promise<'EOF' | string>((resolve) => {
+    socket.on('end', () => resolve('EOF'));
+    socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+  });
+  return { resume: () => socket.resume(), received: () => received, ended };
 }

@@ -14,7 +14,7 @@ import {
 } from '../../modules/agent-hub/agent-protocol.js';
 import { applyUpdates, hypervisorAction, majorUpdate, reboot, updateCheck } from './device.js';
 import { execHandler } from './exec.js';
-import { tunnelConnect, tunnelDisconnect } from './tunnel.js';
+import { tunnelConnect, tunnelDisconnect, tunnelPause, tunnelResume } from './tunnel.js';
 import { CommandError, type CommandContext, type CommandHandler, type CommandTable } from './types.js';
 import { vpnPeerAdd, vpnPeerDelete, vpnPeerList } from './vpn.js';
 
@@ -39,16 +39,21 @@ export const commandHandlers: CommandTable = {
   hypervisor_action: hypervisorAction,
   tunnel_connect: tunnelConnect,
   tunnel_disconnect: tunnelDisconnect,
+  tunnel_pause: tunnelPause,
+  tunnel_resume: tunnelResume,
 };
 
 type ResponseFrame = Extract<AgentFrame, { type: 'response' }>;
 
 const isCommand = (name: string): name is AgentCommand => (AGENT_COMMANDS as string[]).includes(name);
 
-/** Runs one parsed command frame and builds its answer. */
-export async function runCommand(frame: CommandFrame, ctx: CommandContext, table: CommandTable = commandHandlers): Promise<ResponseFrame> {
+/**
+ * Runs one parsed command frame and builds its answer. A command missing from `table` is unknown, as it
+ * is to an agent version that predates it (tests use that to play older agents).
+ */
+export async function runCommand(frame: CommandFrame, ctx: CommandContext, table: Partial<CommandTable> = commandHandlers): Promise<ResponseFrame> {
   const fail = (error: string): ResponseFrame => ({ type: 'response', id: frame.id, success: false, error: error.slice(0, 65_536) });
-  if (!isCommand(frame.command)) return fail(`unknown command ${frame.command}`);
+  if (!isCommand(frame.command) || !table[frame.command]) return fail(`unknown command ${frame.command}`);
   const parsed = commandParams[frame.command].safeParse(frame.params);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -72,7 +77,7 @@ export type DispatchResult =
  * Handles one text frame from the server. A frame that is not a valid command but carries
  * `type:"command"` and an id is answered with the reason; anything else is dropped.
  */
-export async function dispatchText(text: string, ctx: CommandContext, table: CommandTable = commandHandlers): Promise<DispatchResult> {
+export async function dispatchText(text: string, ctx: CommandContext, table: Partial<CommandTable> = commandHandlers): Promise<DispatchResult> {
   const parsed = parseFrame(commandFrameSchema, text);
   if (!parsed.ok) {
     const id = answerableId(text);

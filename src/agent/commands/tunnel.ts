@@ -1,5 +1,6 @@
-// tunnel_connect / tunnel_disconnect (contract §5): thin handlers over the agent's TunnelSessions, which
-// owns the target sockets and the binary frames. Without tunnel support in the context they refuse.
+// tunnel_connect / tunnel_disconnect (contract §5) and the optional tunnel_pause / tunnel_resume: thin
+// handlers over the agent's TunnelSessions, which owns the target sockets and the binary frames. Without
+// tunnel support in the context they refuse.
 import type { CommandParams } from '../../modules/agent-hub/agent-protocol.js';
 import { CommandError, type CommandContext } from './types.js';
 
@@ -14,5 +15,17 @@ export async function tunnelConnect(params: CommandParams<'tunnel_connect'>, ctx
 export async function tunnelDisconnect(params: CommandParams<'tunnel_disconnect'>, ctx: CommandContext): Promise<Record<string, never>> {
   if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
   ctx.tunnels.disconnect(params.session_id);
+  return {};
+}
+
+export async function tunnelPause(params: CommandParams<'tunnel_pause'>, ctx: CommandContext): Promise<Record<string, never>> {
+  if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
+  ctx.tunnels.hold(params.session_id);
+  return {};
+}
+
+export async function tunnelResume(params: CommandParams<'tunnel_resume'>, ctx: CommandContext): Promise<Record<string, never>> {
+  if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
+  ctx.tunnels.release(params.session_id);
   return {};
 }

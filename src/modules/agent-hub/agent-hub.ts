@@ -208,13 +208,6 @@ export class AgentHub implements AgentCommander, AgentConnections {
     else queueMicrotask(resume);
   }
 
-  /** Stops or restarts reading the agent's socket, while a tunnel client cannot take more bytes. */
-  setReading(agentId: string, reading: boolean): void {
-    const socket = this.#live.get(agentId)?.socket;
-    if (reading) socket?.resume();
-    else socket?.pause();
-  }
-
   /** Sends a binary frame to the agent; false when it is not connected. */
   sendBinary(agentId: string, frame: Buffer): boolean {
     const live = this.#live.get(agentId);

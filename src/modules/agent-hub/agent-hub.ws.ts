@@ -13,7 +13,7 @@ import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { AgentHub } from './agent-hub.js';
 import { DEFAULT_CONNECT_RATE, type ConnectRate } from './connect-rate.js';
-import { MAX_MESSAGE_BYTES } from './agent-protocol.js';
+import { MAX_MESSAGE_BYTES, TUNNEL_FLOW_CONTROL_DOC } from './agent-protocol.js';
 
 /**
  * Lets go of what the upgrade request left attached to a socket that now lives for days: the HTTP
@@ -44,7 +44,8 @@ export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: A
       description:
         `Authenticate with \`X-API-Key\` (or \`api_key\`); agent, write and admin keys and signed-in users may connect, read keys may not (403), and a key scoped to a customer only as that customer's agents (403). Unknown agent → 404. A second socket for the same agent replaces the first (close code 4000); deleting the agent closes it (4004). ` +
         `One agent may connect ${DEFAULT_CONNECT_RATE.burst} times in a row, then once every ${DEFAULT_CONNECT_RATE.refillMs / 1000} s (per agent and credential); more often answers 429 RATE_LIMITED with \`Retry-After\` (seconds) before the upgrade. ` +
-        `The server pings every 30 s and drops a socket silent for 90 s. Messages over ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB close it with 1009. Frames: see contract §5.` +
+        `The server pings every 30 s and drops a socket silent for 90 s. Messages over ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB close it with 1009. Frames: see contract §5. ` +
+        TUNNEL_FLOW_CONTROL_DOC +
         WEBSOCKET_ONLY_NOTE,
       tags: ['agent protocol'],
       querystring: z.object({ agent_id: agentIdSchema, api_key: z.string().optional() }),

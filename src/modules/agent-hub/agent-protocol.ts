@@ -35,7 +35,18 @@ export const commandParams = {
   }),
   tunnel_connect: z.object({ session_id: sessionId, tunnel_id: z.string().min(1).max(128), target_host: z.string().min(1).max(255), target_port: z.number().int().min(1).max(65_535) }),
   tunnel_disconnect: z.object({ session_id: sessionId }),
+  // Optional per-session flow control (issue 29): stop and restart reading one session's target while its
+  // client is slow. An agent without them answers `unknown command` (or nothing), and the server then
+  // bounds what it holds for such a client instead (see tunnel-session.ts).
+  tunnel_pause: z.object({ session_id: sessionId }),
+  tunnel_resume: z.object({ session_id: sessionId }),
 } as const;
+
+/** The optional tunnel_pause / tunnel_resume pair as the agent socket's OpenAPI description states it. */
+export const TUNNEL_FLOW_CONTROL_DOC =
+  'Optional tunnel flow control: when more than 1 MiB waits for one session\'s client, the server sends `{"type":"command","id":…,"command":"tunnel_pause","params":{"session_id":…}}`, and `tunnel_resume` with the same params once that client is down to 256 KiB. ' +
+  'An agent that supports them stops (pause) and restarts (resume) reading that session\'s target socket only (bytes already sent still arrive), and answers `{"type":"response","id":…,"success":true,"data":{}}`, also for a session it does not know. ' +
+  'The server learns from the first answer on each socket: `success:false` (such as `unknown command tunnel_pause`) or no answer within 5 s means the agent cannot pause, and nothing more is asked of it on that socket; then at most 8 MiB wait for a slow client, which is then reset (TCP RST, or WebSocket close 4413) while the agent gets `tunnel_disconnect`. The server never stops reading the agent\'s socket for a slow client.';
 
 export type AgentCommand = keyof typeof commandParams;
 export type CommandParams<C extends AgentCommand> = z.infer<(typeof commandParams)[C]>;

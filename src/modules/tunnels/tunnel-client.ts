@@ -1,6 +1,7 @@
 // The client side of `/api/v1/proxy/{tunnel_id}`: a local TCP port whose every connection becomes one
 // WebSocket to the server, and so one session through the tunnel. For technicians who reach the RMM
-// server over HTTPS but not its proxy ports (which bind 127.0.0.1 by default).
+// server over HTTPS but not its proxy ports (which bind 127.0.0.1 by default, and let in only the
+// addresses of the tunnel's allow_from): it needs no open port, only the credentials that opened the tunnel.
 import net, { type AddressInfo } from 'node:net';
 import WebSocket, { createWebSocketStream } from 'ws';
 import { apiSocketUrl } from '../../agent/server-api.js';
@@ -51,14 +52,20 @@ export async function exposeTunnel(options: TunnelClientOptions): Promise<Tunnel
 }
 
 /**
- * Relays one local connection over its WebSocket. The target's EOF ends the local socket after its
- * last bytes; the local side closing closes the WebSocket (and so the session).
+ * Relays one local connection over its WebSocket. A normal close (the target closed) ends the local
+ * socket after its last bytes; any other close (the server cut a client that took too little, the
+ * tunnel or the network went away) resets it, so the local program sees an error and never mistakes a
+ * cut for the end of the stream. The local side closing closes the WebSocket (and so the session).
  */
 function relay(socket: net.Socket, ws: WebSocket, report: (line: string) => void): void {
   const peer = `${socket.remoteAddress}:${socket.remotePort}`;
+  let opened = false;
+  let localGone = false;
+  let closeCode = 0;
   socket.pause(); // nothing is read until the session exists
   socket.on('error', () => ws.terminate());
   socket.once('close', () => {
+    localGone = true;
     if (ws.readyState === WebSocket.CONNECTING || ws.readyState === WebSocket.OPEN) ws.terminate();
   });
   ws.once('unexpected-response', (_request, response) => {
@@ -69,19 +76,37 @@ function relay(socket: net.Socket, ws: WebSocket, report: (line: string) => void
       socket.destroy();
     });
   });
-  ws.once('error', (err) => {
+  ws.on('error', (err) => {
     report(`${peer}: ${err.message}`);
-    socket.destroy();
+    if (!opened) socket.destroy();
   });
   ws.once('open', () => {
+    opened = true;
     report(`${peer}: session open`);
     const stream = createWebSocketStream(ws);
-    stream.on('error', () => socket.destroy());
-    socket.pipe(stream).pipe(socket);
+    stream.on('error', () => undefined); // the WebSocket's close says how the session ended
+    socket.pipe(stream);
+    stream.pipe(socket, { end: false });
+    stream.once('end', () => {
+      if (NORMAL_CLOSE.has(closeCode)) socket.end();
+    });
     socket.resume();
   });
-  ws.once('close', () => report(`${peer}: session closed`));
+  ws.once('close', (code, reason) => {
+    closeCode = code;
+    if (!opened) return;
+    if (localGone || NORMAL_CLOSE.has(code)) {
+      report(`${peer}: session closed`);
+      return;
+    }
+    const why = reason.length > 0 ? `: ${reason.toString()}` : '';
+    report(`${peer}: session cut by the server (${code}${why}); resetting the local connection`);
+    if (!socket.destroyed) socket.resetAndDestroy();
+  });
 }
+
+/** 1000 (the target closed) and 1005 (closed without a code) end a session in order; any other code cuts it. */
+const NORMAL_CLOSE = new Set([1000, 1005]);
 
 /** `CODE: message` from the contract's error body, or the raw text. */
 function errorMessage(body: string): string {

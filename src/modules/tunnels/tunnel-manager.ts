@@ -6,7 +6,6 @@
 // the agent hears of them, and its proxy WebSocket serves only the opening user or key.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { LogThrottle } from '../../platform/log-throttle.js';
@@ -16,7 +15,9 @@ import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { decodeTunnelFrame } from '../agent-hub/agent-protocol.js';
 import type { Caller } from '../auth/caller.js';
 import { normalizeAddress, type AllowList } from './allow-list.js';
-import { STALL_LIMIT_MS, TunnelSession, type CloseReason, type SessionLink } from './tunnel-session.js';
+import { TcpClient, type ClientEnd } from './client-end.js';
+import { PauseSupport } from './pause-support.js';
+import { TunnelSession, type CloseReason, type Overflow, type SessionLink, type Traffic } from './tunnel-session.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
 const IDLE_LIMIT_MS = 30 * 60_000;
@@ -46,9 +47,8 @@ export interface Tunnel {
   /** Connections to the proxy port reset because their address is not in allowFrom. */
   refused: number;
   sessions: Map<string, TunnelSession>;
-  /** Bytes of sessions already closed (open sessions count their own). */
-  closedBytesIn: number;
-  closedBytesOut: number;
+  /** Bytes over the tunnel's life; out counts only what clients took. */
+  traffic: Traffic;
   lastActivity: number;
   server: net.Server;
 }
@@ -57,9 +57,10 @@ export class TunnelManager {
   readonly #tunnels = new Map<string, Tunnel>();
   /** Sessions of every tunnel by session id, for the agent's frames. */
   readonly #sessions = new Map<string, { tunnel: Tunnel; session: TunnelSession }>();
-  /** How many sessions hold each agent's socket paused. */
-  readonly #holds = new Map<string, number>();
+  readonly #pausing: PauseSupport;
   readonly #idleSweep: PeriodicJob;
+  /** Sessions cut for a client that took too little: logged with why, but at most once a minute per tunnel. */
+  readonly #cuts: LogThrottle;
   /** Refused connections are logged once per tunnel and minute, with a count: a port scan must not flood the log. */
   readonly #refusals: LogThrottle;
 
@@ -71,13 +72,19 @@ export class TunnelManager {
   ) {
     hub.onBinary = (agentId, frame) => this.#fromAgent(agentId, frame);
     hub.onTunnelClosed = (agentId, sessionId) => this.#targetClosed(agentId, sessionId);
-    hub.onAgentGone = (agentId) => this.closeAllOf(agentId);
+    hub.onAgentGone = (agentId) => {
+      this.#pausing.forget(agentId);
+      this.closeAllOf(agentId);
+    };
     // The agent's side of every session died with its old socket; the tunnels themselves stay.
     hub.onSocketReplaced = (agentId) => {
+      this.#pausing.forget(agentId);
       for (const tunnel of this.list(agentId)) for (const session of [...tunnel.sessions.values()]) session.close('agent');
     };
+    this.#pausing = new PauseSupport(hub, logger);
     this.#idleSweep = new PeriodicJob('tunnel idle sweep', clock, 60_000, logger, async () => this.#closeIdle());
     this.#refusals = new LogThrottle(logger);
+    this.#cuts = new LogThrottle(logger);
   }
 
   start(): void {
@@ -88,6 +95,7 @@ export class TunnelManager {
     await this.#idleSweep.stop();
     await Promise.all([...this.#tunnels.values()].map((t) => this.#close(t)));
     this.#refusals.flush();
+    this.#cuts.flush();
   }
 
   /** Opens a tunnel to `target` through the connected agent, for `openedBy` and clients from `allowFrom`. */
@@ -107,8 +115,7 @@ export class TunnelManager {
       owner: ownerOf(caller),
       refused: 0,
       sessions: new Map(),
-      closedBytesIn: 0,
-      closedBytesOut: 0,
+      traffic: { bytesIn: 0, bytesOut: 0 },
       lastActivity: this.clock.now().getTime(),
       server: net.createServer((socket) => this.#onConnection(tunnel, socket)),
     };
@@ -148,28 +155,29 @@ export class TunnelManager {
     for (const tunnel of this.list(agentId)) void this.#close(tunnel);
   }
 
-  /** Bytes in (client → target) and out over the tunnel's life, and bytes held for slow clients now. */
-  bytes(tunnel: Tunnel): { bytesIn: number; bytesOut: number; buffered: number } {
-    let bytesIn = tunnel.closedBytesIn;
-    let bytesOut = tunnel.closedBytesOut;
+  /**
+   * Bytes in (client → target) and out (taken by clients) over the tunnel's life; bytes held for slow
+   * clients now, and how many sessions the agent holds for them.
+   */
+  bytes(tunnel: Tunnel): { bytesIn: number; bytesOut: number; buffered: number; held: number } {
     let buffered = 0;
+    let held = 0;
     for (const s of tunnel.sessions.values()) {
-      bytesIn += s.bytesIn;
-      bytesOut += s.bytesOut;
       buffered += s.buffered;
+      if (s.held) held++;
     }
-    return { bytesIn, bytesOut, buffered };
+    return { bytesIn: tunnel.traffic.bytesIn, bytesOut: tunnel.traffic.bytesOut, buffered, held };
   }
 
-  /** Starts a session for a client connection (a TCP socket, or a WebSocket stream of the proxy route). */
-  accept(tunnel: Tunnel, client: Duplex): void {
+  /** Starts a session for a client connection (on the proxy port, or a WebSocket of the proxy route). */
+  accept(tunnel: Tunnel, client: ClientEnd): void {
     if (!this.#tunnels.has(tunnel.id)) {
       client.destroy();
       return;
     }
     const sessionId = randomBytes(12).toString('hex');
-    const session = new TunnelSession(sessionId, client, this.#linkFor(tunnel.agentId), this.clock, (s, by) =>
-      this.#sessionClosed(tunnel, s, by),
+    const session = new TunnelSession(sessionId, client, this.#linkFor(tunnel.agentId), tunnel.traffic, (s, by, overflow) =>
+      this.#sessionClosed(tunnel, s, by, overflow),
     );
     tunnel.sessions.set(sessionId, session);
     this.#sessions.set(sessionId, { tunnel, session });
@@ -188,7 +196,7 @@ export class TunnelManager {
   #onConnection(tunnel: Tunnel, socket: net.Socket): void {
     const from = normalizeAddress(socket.remoteAddress ?? '');
     if (tunnel.allowFrom.allows(from)) {
-      this.accept(tunnel, socket);
+      this.accept(tunnel, new TcpClient(socket));
       return;
     }
     tunnel.refused++;
@@ -206,14 +214,9 @@ export class TunnelManager {
       send: (frame) => this.hub.sendBinary(agentId, frame),
       queued: () => this.hub.bufferedAmount(agentId),
       whenDrained: (resume) => this.hub.whenDrained(agentId, resume),
-      setAgentReading: (reading) => {
-        const before = this.#holds.get(agentId) ?? 0;
-        const after = Math.max(0, before + (reading ? -1 : 1));
-        if (after === 0) this.#holds.delete(agentId);
-        else this.#holds.set(agentId, after);
-        if (before === 0 && after > 0) this.hub.setReading(agentId, false);
-        if (before > 0 && after === 0) this.hub.setReading(agentId, true);
-      },
+      pause: (sessionId) => this.#pausing.pause(agentId, sessionId),
+      resume: (sessionId) => this.#pausing.resume(agentId, sessionId),
+      canPause: () => this.#pausing.known(agentId),
     };
   }
 
@@ -230,17 +233,27 @@ export class TunnelManager {
     if (entry && entry.tunnel.agentId === agentId) entry.session.close('target');
   }
 
-  #sessionClosed(tunnel: Tunnel, session: TunnelSession, by: CloseReason): void {
+  #sessionClosed(tunnel: Tunnel, session: TunnelSession, by: CloseReason, overflow?: Overflow): void {
     tunnel.sessions.delete(session.id);
     this.#sessions.delete(session.id);
-    tunnel.closedBytesIn += session.bytesIn;
-    tunnel.closedBytesOut += session.bytesOut;
     tunnel.lastActivity = this.clock.now().getTime();
-    if (by === 'stalled') this.logger.warn({ tunnelId: tunnel.id, sessionId: session.id }, `tunnel session closed: its client took nothing for ${STALL_LIMIT_MS / 1000} s`);
-    if ((by === 'client' || by === 'tunnel' || by === 'stalled') && this.hub.isConnected(tunnel.agentId)) {
+    if (overflow) this.#logCut(tunnel, session, overflow);
+    if ((by === 'client' || by === 'tunnel' || by === 'overflow') && this.hub.isConnected(tunnel.agentId)) {
       // Fire and forget: the agent closes its side; its answer changes nothing here.
       this.hub.request(tunnel.agentId, 'tunnel_disconnect', { session_id: session.id }, CONNECT_TIMEOUT_MS).catch(() => undefined);
     }
+  }
+
+  #logCut(tunnel: Tunnel, session: TunnelSession, { backlog, limit, agentCanPause }: Overflow): void {
+    const why =
+      agentCanPause === false
+        ? `the agent cannot pause one session (no tunnel_pause), so at most ${limit / 1024 / 1024} MiB wait for a client`
+        : `more than ${limit / 1024 / 1024} MiB waited although the agent was asked to pause the session`;
+    this.#cuts.warn(
+      `cut ${tunnel.id}`,
+      { tunnelId: tunnel.id, agentId: tunnel.agentId, sessionId: session.id, backlog },
+      `tunnel session reset: its client stopped taking the target's bytes and ${why}`,
+    );
   }
 
   async #close(tunnel: Tunnel): Promise<void> {

@@ -6,7 +6,6 @@
 // outside the caller's customer scope.
 import type {} from '@fastify/websocket'; // the route option `wsHandler` and its handler types
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { createWebSocketStream } from 'ws';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
@@ -15,6 +14,7 @@ import type { Logger } from '../../platform/logger.js';
 import { MAX_MESSAGE_BYTES } from '../agent-hub/agent-protocol.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { actorOf } from '../auth/caller.js';
+import { CLOSE_CLIENT_TOO_SLOW, WebSocketClient } from './client-end.js';
 import type { TunnelManager } from './tunnel-manager.js';
 
 export const tunnelIdSchema = z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a tunnel id');
@@ -35,7 +35,9 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
         'Authenticate with a bearer token (`Authorization` or `token`) or a write/admin key (`X-API-Key` or `api_key`); read and agent keys get 403, and a tunnel that does not exist or whose agent is outside a scoped key\'s customer gets 404, all before the upgrade. ' +
         'A tunnel belongs to whoever opened it: only that same user (any of their tokens) or that same API key may connect; anyone else gets 403 FORBIDDEN. No proxy port needs to be reachable for this path. ' +
         `Messages may be up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (a larger one closes the socket with 1009). ` +
-        'The socket closes when the target closes (after its last bytes), when the tunnel closes, or when the client takes nothing for 10 s while the target sends (one stuck client would otherwise hold up every session of the agent). `npm run cli -- tunnel connect` turns this into a local port.' +
+        'The socket closes with 1000 when the target closes (after its last bytes), and is dropped when the tunnel closes. A client that stops reading gets every byte later if the agent can pause one session (tunnel_pause); with an agent that cannot, once 8 MiB wait for it the socket is closed with ' +
+        `${CLOSE_CLIENT_TOO_SLOW} and a reason after the bytes already sent (or dropped, seen as 1006, if the client does not read them within 30 s): never a normal close. ` +
+        '`npm run cli -- tunnel connect` turns this into a local port, and resets its local connection on such a close.' +
         WEBSOCKET_ONLY_NOTE,
       tags: ['tunnels'],
       params: z.object({ tunnel_id: tunnelIdSchema }),
@@ -52,7 +54,7 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
       const tunnel = tunnels.find(request.params.tunnel_id);
       if (!tunnel) return socket.close(1011, 'tunnel closed');
       logger.info({ tunnelId: tunnel.id, agentId: tunnel.agentId, ...actorOf(callerOf(request)) }, 'tunnel session over the proxy socket');
-      tunnels.accept(tunnel, createWebSocketStream(socket));
+      tunnels.accept(tunnel, new WebSocketClient(socket));
     },
   });
 };

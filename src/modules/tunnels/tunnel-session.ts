@@ -1,30 +1,31 @@
 // One client connection through a tunnel: its bytes go to the agent as binary frames and the agent's
-// bytes come back, with backpressure both ways. Toward the agent, the client's socket is paused while
-// the agent's WebSocket has more than HIGH_WATER bytes queued; toward the client, the agent's socket
-// is not read while more than CLIENT_HIGH_WATER bytes wait for the client. Nothing is buffered without
-// bound.
+// bytes come back, with backpressure both ways and nothing buffered without bound.
 //
-// The tunnel protocol has no per-session flow control, so pausing the agent's socket pauses every
-// session of that agent and its command channel too (keep-alive pongs and answers included). A client
-// that takes nothing for STALL_LIMIT_MS is therefore cut off, so that one stuck client cannot make the
-// agent's other sessions fail to connect (15 s), its commands time out, or cost it its connection (the
-// hub drops a socket silent for 90 s).
-import type { Duplex } from 'node:stream';
-import type { Clock } from '../../platform/clock.js';
+// Toward the agent, the client is not read while the agent's WebSocket has more than HIGH_WATER bytes
+// queued. Toward the client, the agent's socket is never paused: it carries every session of the agent
+// and its commands, and one slow client must hold up none of them. Instead, once more than PAUSE_AT
+// bytes wait for this client, the agent is asked to stop reading this session's target (tunnel_pause)
+// until the client has caught up (tunnel_resume), and the client gets every byte however long it
+// stalls. An agent that cannot pause sessions keeps sending, so there the backlog is bounded at CUT_AT
+// and the client is then cut with an error (a TCP RST, a WebSocket error code), never an orderly end it
+// could take for the end of the stream. HARD_CAP bounds the rest (bytes in flight when the pause went
+// out, an agent that says it paused and does not).
 import { encodeTunnelFrame } from '../agent-hub/agent-protocol.js';
+import type { ClientEnd } from './client-end.js';
 
+const MiB = 1024 * 1024;
 /** Above this many queued bytes on the agent's socket, clients stop being read. */
-export const HIGH_WATER = 1024 * 1024;
-/**
- * Above this many bytes waiting for a client, the agent's socket stops being read. Far above a
- * socket's own 16 KiB mark: pausing the agent stalls all its sessions, so it should be rare, and a
- * deeper buffer keeps the relay streaming instead of stopping and starting.
- */
-export const CLIENT_HIGH_WATER = 1024 * 1024;
+export const HIGH_WATER = MiB;
+/** Above this many bytes waiting for the client, the agent is asked to pause the session … */
+export const PAUSE_AT = MiB;
+/** … and once the client is down to this, to resume it. */
+export const RESUME_AT = 256 * 1024;
+/** The most that may wait for a client whose agent cannot pause sessions; then the client is cut. */
+export const CUT_AT = 8 * MiB;
+/** The most that may wait for any client (while the agent's ability is unknown, and after a pause). */
+export const HARD_CAP = 32 * MiB;
 /** Largest payload per frame; socket chunks are normally 64 KiB. */
 const MAX_PAYLOAD = 256 * 1024;
-/** How long one client may hold the agent's socket paused before its session is closed. */
-export const STALL_LIMIT_MS = 10_000;
 
 export interface SessionLink {
   /** Sends a frame to the agent; false when the agent is gone. */
@@ -33,66 +34,67 @@ export interface SessionLink {
   queued(): number;
   /** Calls back once the agent's queue is short again (or the agent is gone). */
   whenDrained(resume: () => void): void;
-  /** One more (false) or one fewer (true) session that needs the agent's socket not read. */
-  setAgentReading(reading: boolean): void;
+  /** Asks the agent to stop reading this session's target; resolves false when it cannot. */
+  pause(sessionId: string): Promise<boolean>;
+  resume(sessionId: string): void;
+  /** Whether the agent can pause sessions: true, false, or null while not known yet. */
+  canPause(): boolean | null;
+}
+
+/** A tunnel's byte counts, shared by its sessions (bytes may still be taken after a session closed). */
+export interface Traffic {
+  bytesIn: number;
+  bytesOut: number;
 }
 
 /**
- * Who ended a session: its client, the target (through the agent), the tunnel, the agent's socket, or
- * the stall limit (a client that took nothing for STALL_LIMIT_MS while holding the agent paused).
+ * Who ended a session: its client, the target (through the agent), the tunnel, the agent's socket, or the
+ * server because its client took too little (`overflow`).
  */
-export type CloseReason = 'client' | 'target' | 'tunnel' | 'agent' | 'stalled';
+export type CloseReason = 'client' | 'target' | 'tunnel' | 'agent' | 'overflow';
+
+export interface Overflow {
+  backlog: number;
+  limit: number;
+  /** Whether the agent can pause sessions (false: the lower limit applied). */
+  agentCanPause: boolean | null;
+}
 
 export class TunnelSession {
-  bytesIn = 0;
-  bytesOut = 0;
   #closed = false;
-  /** Whether this session holds the agent's socket paused (it waits for the client's drain). */
-  #holdingAgent = false;
-  /** Aborts the stall timer when the client drains in time. */
-  #stallTimer: AbortController | undefined;
+  /** A tunnel_pause went out (or is being asked) and no tunnel_resume yet. */
+  #agentHeld = false;
 
   constructor(
     readonly id: string,
-    private readonly client: Duplex,
+    private readonly client: ClientEnd,
     private readonly link: SessionLink,
-    private readonly clock: Clock,
-    private readonly onClose: (session: TunnelSession, by: CloseReason) => void,
+    private readonly traffic: Traffic,
+    private readonly onClose: (session: TunnelSession, by: CloseReason, overflow?: Overflow) => void,
   ) {
-    client.pause(); // until the agent has connected to the target
-    client.on('data', (chunk: Buffer) => this.#fromClient(chunk));
-    client.on('end', () => this.close('client'));
-    client.on('close', () => this.close('client'));
-    client.on('error', () => this.close('client'));
+    // Reading starts paused: nothing goes to the agent until it has connected to the target.
+    client.bind({ data: (chunk) => this.#fromClient(chunk), gone: () => this.close('client'), taken: (bytes) => this.#taken(bytes) });
   }
 
   /** The agent reached the target: start relaying the client's bytes. */
   start(): void {
-    if (!this.#closed) this.client.resume();
+    if (!this.#closed) this.client.resumeReading();
   }
 
   /** Bytes from the agent for this session. */
   fromAgent(payload: Buffer): void {
     if (this.#closed) return;
-    this.bytesOut += payload.length;
     this.client.write(payload);
-    // Past 16 KiB, write() returned false, so 'drain' will come once the client took everything.
-    if (this.client.writableLength > CLIENT_HIGH_WATER && !this.#holdingAgent) {
-      this.#holdingAgent = true;
-      this.link.setAgentReading(false);
-      this.client.once('drain', () => this.#releaseAgent());
-      this.#startStallTimer();
-    }
+    this.#checkBacklog();
   }
 
   /**
-   * Ends the session. The target closing gives the client an orderly EOF after the bytes already
-   * written; the client leaving or the tunnel closing ends the client's socket outright.
+   * Ends the session. The target closing gives the client an orderly end after the bytes already
+   * written; anything else ends the client's connection at once.
    */
-  close(by: CloseReason): void {
+  close(by: Exclude<CloseReason, 'overflow'>): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#releaseAgent(); // a paused agent socket must not outlive the client that paused it
     if (by === 'target') this.client.end();
     else this.client.destroy();
     this.onClose(this, by);
@@ -100,32 +102,48 @@ export class TunnelSession {
 
   /** Bytes written toward the client that it has not taken yet (held by the server). */
   get buffered(): number {
-    return this.client.writableLength;
+    return this.#closed ? 0 : this.client.backlog;
   }
 
-  get closed(): boolean {
-    return this.#closed;
+  /** Whether the agent was asked to hold this session's target for a slow client. */
+  get held(): boolean {
+    return this.#agentHeld && !this.#closed;
   }
 
-  #releaseAgent(): void {
-    if (!this.#holdingAgent) return;
-    this.#holdingAgent = false;
-    this.#stallTimer?.abort();
-    this.#stallTimer = undefined;
-    this.link.setAgentReading(true);
+  #checkBacklog(): void {
+    const backlog = this.client.backlog;
+    const canPause = this.link.canPause();
+    if (backlog > PAUSE_AT && !this.#agentHeld && canPause !== false) this.#holdAgent();
+    const limit = canPause === false ? CUT_AT : HARD_CAP;
+    if (backlog > limit) this.#cut({ backlog, limit, agentCanPause: canPause });
   }
 
-  #startStallTimer(): void {
-    const timer = new AbortController();
-    this.#stallTimer = timer;
-    this.clock.sleep(STALL_LIMIT_MS, timer.signal).then(
-      () => this.close('stalled'),
-      () => undefined, // drained in time
-    );
+  #holdAgent(): void {
+    this.#agentHeld = true;
+    void this.link.pause(this.id).then((paused) => {
+      if (paused || this.#closed) return;
+      this.#agentHeld = false;
+      this.#checkBacklog(); // the agent cannot pause: the lower limit applies from now on
+    });
+  }
+
+  #taken(bytes: number): void {
+    this.traffic.bytesOut += bytes;
+    if (this.#agentHeld && !this.#closed && this.client.backlog <= RESUME_AT) {
+      this.#agentHeld = false;
+      this.link.resume(this.id);
+    }
+  }
+
+  #cut(overflow: Overflow): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.client.reset(`the client did not take the target's bytes: more than ${overflow.limit / MiB} MiB waited`);
+    this.onClose(this, 'overflow', overflow);
   }
 
   #fromClient(chunk: Buffer): void {
-    this.bytesIn += chunk.length;
+    this.traffic.bytesIn += chunk.length;
     for (let offset = 0; offset < chunk.length; offset += MAX_PAYLOAD) {
       if (!this.link.send(encodeTunnelFrame(this.id, chunk.subarray(offset, offset + MAX_PAYLOAD)))) {
         this.close('tunnel');
@@ -133,11 +151,10 @@ export class TunnelSession {
       }
     }
     if (this.link.queued() > HIGH_WATER) {
-      this.client.pause();
+      this.client.pauseReading();
       this.link.whenDrained(() => {
-        if (!this.#closed) this.client.resume();
+        if (!this.#closed) this.client.resumeReading();
       });
     }
   }
 }
-

@@ -28,9 +28,18 @@ const tunnelSchema = z.object({
 });
 const tunnelWithTrafficSchema = tunnelSchema.extend({
   sessions: z.number().int(),
+  paused_sessions: z.number().int().describe('Sessions whose agent was asked (tunnel_pause) to stop reading the target until a slow client catches up'),
   bytes_in: z.number().int().describe('Client → target bytes'),
-  bytes_out: z.number().int().describe('Target → client bytes'),
-  buffered_bytes: z.number().int().describe('Bytes the server holds for clients slower than their target right now (bounded by backpressure)'),
+  bytes_out: z
+    .number()
+    .int()
+    .describe(
+      'Target → client bytes the clients took: written to the operating system for the client (TCP) or onto its WebSocket; bytes still waiting in the server are not counted. For a session the server reset, only what the client acknowledged (on Linux; elsewhere what the operating system took).',
+    ),
+  buffered_bytes: z
+    .number()
+    .int()
+    .describe('Bytes the server holds right now for clients slower than their target; per session at most 8 MiB when the agent cannot pause sessions, 32 MiB otherwise'),
 });
 
 const allowEntry = z
@@ -101,8 +110,8 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agent
     async (request) => {
       const agent = await agents.get(callerOf(request), request.params.id);
       return tunnels.list(agent.id).map((t) => {
-        const { bytesIn, bytesOut, buffered } = tunnels.bytes(t);
-        return { ...dto(t), sessions: t.sessions.size, bytes_in: bytesIn, bytes_out: bytesOut, buffered_bytes: buffered };
+        const { bytesIn, bytesOut, buffered, held } = tunnels.bytes(t);
+        return { ...dto(t), sessions: t.sessions.size, paused_sessions: held, bytes_in: bytesIn, bytes_out: bytesOut, buffered_bytes: buffered };
       });
     },
   );

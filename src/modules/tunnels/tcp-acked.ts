@@ -1,0 +1,101 @@
+// How many of the bytes written to a TCP socket its peer has acknowledged, for the one moment it matters:
+// the server is about to reset a client that stopped reading. Bytes the kernel took but the peer never
+// acknowledged die with the reset (several MiB of send buffer on loopback), so "handed to the kernel"
+// would overstate what the client got. Linux shows each socket's unacknowledged bytes (tx_queue) in
+// /proc/net/tcp{,6}; Node keeps the count of bytes handed to the kernel in two internal fields. Elsewhere,
+// or if either is missing, the answer is null and the caller keeps its own count of written bytes.
+import { readFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How often, and how many times at most, the count is read again until it stops moving. */
+const SETTLE_GAP_MS = 20;
+const SETTLE_READINGS = 25;
+
+/** Node's own bookkeeping on a socket (not public API; checked at run time). */
+interface SocketInternals {
+  /** Bytes handed to libuv by all writes so far. */
+  _bytesDispatched?: unknown;
+  /** Bytes libuv still holds (not yet written to the kernel). */
+  _handle?: { writeQueueSize?: unknown } | null;
+}
+
+/**
+ * Bytes of `socket` its peer acknowledged, read until two readings agree, or null when this platform
+ * cannot tell. One reading is not enough: a peer that stopped reading still takes bytes for a while as
+ * its receive window grows, and segments on their way are received but not yet acknowledged. Once the
+ * peer's buffer is full nothing moves, and then acknowledged is exactly what the peer holds. Real
+ * timers: this is about the kernel's pace, not the application's clock. Resolves early if the socket
+ * is destroyed meanwhile.
+ */
+export async function bytesAcknowledged(socket: net.Socket): Promise<number | null> {
+  if (process.platform !== 'linux') return null;
+  let last = await readingOf(socket);
+  for (let i = 1; i < SETTLE_READINGS && last !== null && !socket.destroyed; i++) {
+    await sleep(SETTLE_GAP_MS);
+    const next = await readingOf(socket);
+    if (next === last) return next;
+    last = next;
+  }
+  return last;
+}
+
+async function readingOf(socket: net.Socket): Promise<number | null> {
+  const unacknowledged = await sendQueueOf(socket);
+  const internals = socket as unknown as SocketInternals;
+  const dispatched = internals._bytesDispatched;
+  const inLibuv = internals._handle?.writeQueueSize;
+  if (unacknowledged === null || typeof dispatched !== 'number' || typeof inLibuv !== 'number') return null;
+  return Math.max(0, dispatched - inLibuv - unacknowledged);
+}
+
+/** The socket's tx_queue (written to the kernel, not yet acknowledged), from /proc/net/tcp or tcp6. */
+export async function sendQueueOf(socket: net.Socket): Promise<number | null> {
+  const { localAddress, localPort, remoteAddress, remotePort } = socket;
+  if (!localAddress || !remoteAddress || localPort === undefined || remotePort === undefined) return null;
+  const v6 = net.isIPv6(localAddress);
+  const wanted = `${procAddress(localAddress, localPort)} ${procAddress(remoteAddress, remotePort)}`;
+  let table: string;
+  try {
+    table = await readFile(v6 ? '/proc/net/tcp6' : '/proc/net/tcp', 'latin1');
+  } catch {
+    return null;
+  }
+  for (const line of table.split('\n')) {
+    // "  sl  local_address rem_address   st tx_queue:rx_queue ..."
+    const fields = line.trim().split(/\s+/);
+    if (`${fields[1]} ${fields[2]}` !== wanted) continue;
+    const tx = Number.parseInt(fields[4]?.split(':')[0] ?? '', 16);
+    return Number.isNaN(tx) ? null : tx;
+  }
+  return null;
+}
+
+/** An address and port as /proc/net/tcp{,6} prints them: 32-bit words in host byte order, in hex. */
+export function procAddress(address: string, port: number): string {
+  const bytes = net.isIPv4(address) ? Buffer.from(address.split('.').map(Number)) : ipv6Bytes(address);
+  let hex = '';
+  for (let i = 0; i < bytes.length; i += 4) {
+    const word = [...bytes.subarray(i, i + 4)];
+    if (os.endianness() === 'LE') word.reverse();
+    hex += Buffer.from(word).toString('hex');
+  }
+  return `${hex.toUpperCase()}:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function ipv6Bytes(address: string): Buffer {
+  let text = address.replace(/%.*$/, '');
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const bytes = Buffer.alloc(16);
+  groups.forEach((group, i) => bytes.writeUInt16BE(Number.parseInt(group, 16), i * 2));
+  return bytes;
+}
