@@ -1,0 +1,48 @@
+// A whole list as one JSON array, built without holding the event loop: keyset pages of STREAM_CHUNK rows
+// are read one after another, each is encoded and written, and the loop gets a turn (setImmediate)
+// between them, so other requests (health checks, heartbeats) are answered while 10,000 agents go out.
+// The reply stream's backpressure paces the reads: a slow client slows them, a client that hangs up
+// stops them (Fastify destroys the stream, which ends the generator). A database error before the
+// first byte is an ordinary error answer; after it the status line is gone, so the connection is
+// destroyed (the client sees a truncated answer, never a short list that looks complete) and the error
+// is logged.
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { PageKey } from '../platform/paging.js';
+import type { ListSource } from './pagination.js';
+
+/** Rows per read; each read and its encoding is the longest the event loop is held for. */
+export const STREAM_CHUNK = 500;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function streamList<Row, Dto>(reply: FastifyReply, source: ListSource<Row, Dto>, after: PageKey | null): Promise<FastifyReply> {
+  // Read before answering: a failure here still gets the contract's error body.
+  let page = await source.fetch({ limit: STREAM_CHUNK, after });
+  // The same encoding Fastify's serializer gives a page (the response schema's encode, then JSON).
+  const encode = (row: Row) => JSON.stringify(z.encode(source.item, source.dto(row)));
+  const log = reply.log;
+
+  async function* chunks(): AsyncGenerator<string> {
+    yield '[';
+    let separator = '';
+    for (;;) {
+      if (page.items.length > 0) {
+        yield separator + page.items.map(encode).join(',');
+        separator = ',';
+      }
+      if (page.next === null) break;
+      await nextTurn();
+      try {
+        page = await source.fetch({ limit: STREAM_CHUNK, after: page.next });
+      } catch (err) {
+        log.error({ err }, 'list stream failed after its first chunk; the connection is cut');
+        throw err;
+      }
+    }
+    yield ']';
+  }
+
+  return reply.type('application/json; charset=utf-8').send(Readable.from(chunks(), { objectMode: false }));
+}
