@@ -1,8 +1,10 @@
 // All SQL of agents, except the heartbeat batch write (heartbeat-writer.ts) and events (events.repo.ts).
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage, type KeyColumn, type Keyset } from '../../db/keyset.js';
 import type { AgentsTable, Database, Platform } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import type { CustomerScope } from '../auth/caller.js';
-import { heartbeatWindow, type AgentStatus } from './agent-status.js';
+import { heartbeatWindow, ONLINE_BELOW_MS, STALE_UP_TO_MS, type AgentStatus } from './agent-status.js';
 
 type Db = Kysely<Database>;
 
@@ -26,6 +28,9 @@ const AGENT_COLUMNS = [
 /** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */
 export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status'>;
 
+export const AGENT_SORTS = ['name', 'hostname', 'customer', 'platform', 'status', 'last_heartbeat', 'version'] as const;
+export type AgentSort = (typeof AGENT_SORTS)[number];
+
 export interface AgentFilter {
   scope: CustomerScope;
   customerId?: number | undefined;
@@ -35,24 +40,55 @@ export interface AgentFilter {
   now: Date;
 }
 
-export function listAgents(db: Db, f: AgentFilter): Promise<AgentRow[]> {
-  let query = db.selectFrom('agents').select(AGENT_COLUMNS);
-  if (f.scope !== null) query = query.where('customer_id', '=', f.scope);
-  if (f.customerId !== undefined) query = query.where('customer_id', '=', f.customerId);
-  if (f.platform !== undefined) query = query.where('platform', '=', f.platform);
+export interface AgentOrder {
+  sort: AgentSort;
+  descending: boolean;
+}
+
+/** Status as a number in the list's status order: offline 0, stale 1, unknown 2, online 3. */
+function statusRank(now: Date) {
+  const onlineFrom = new Date(now.getTime() - ONLINE_BELOW_MS);
+  const staleFrom = new Date(now.getTime() - STALE_UP_TO_MS);
+  return sql`(case when a.last_heartbeat is null then 2 when a.last_heartbeat > ${onlineFrom} then 3 when a.last_heartbeat >= ${staleFrom} then 1 else 0 end)`;
+}
+
+/**
+ * The order of each sort: its key (text ignoring case; a missing value sorts as the lowest), then the
+ * name ignoring case, then the id, all ascending or all descending.
+ */
+function agentKeyset(order: AgentOrder, now: Date): Keyset {
+  const first: Record<AgentSort, KeyColumn[]> = {
+    name: [],
+    hostname: [keyColumn(sql`lower(a.hostname)`, 'text')],
+    customer: [keyColumn(sql`lower(coalesce(c.name, ''))`, 'text')],
+    platform: [keyColumn(sql`coalesce(a.platform, '')`, 'text')],
+    status: [keyColumn(statusRank(now), 'int4')],
+    // Never-seen agents first (ascending); the epoch only fills the slot, the flag orders them.
+    last_heartbeat: [keyColumn(sql`(a.last_heartbeat is not null)::int4`, 'int4'), keyColumn(sql`coalesce(a.last_heartbeat, 'epoch'::timestamptz)`, 'timestamptz')],
+    version: [keyColumn(sql`coalesce(a.agent_version, '')`, 'text')],
+  };
+  return keyset([...first[order.sort], keyColumn(sql`lower(a.name)`, 'text'), keyColumn('a.id', 'text')], order.descending);
+}
+
+export async function listAgents(db: Db, f: AgentFilter, order: AgentOrder, page: PageRequest): Promise<Page<AgentRow>> {
+  let query = db.selectFrom('agents as a').select(AGENT_COLUMNS.map((c) => `a.${c}` as const));
+  if (order.sort === 'customer') query = query.leftJoin('customers as c', 'c.id', 'a.customer_id') as unknown as typeof query;
+  if (f.scope !== null) query = query.where('a.customer_id', '=', f.scope);
+  if (f.customerId !== undefined) query = query.where('a.customer_id', '=', f.customerId);
+  if (f.platform !== undefined) query = query.where('a.platform', '=', f.platform);
   if (f.q) {
     const pattern = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('hostname', 'ilike', pattern)]));
+    query = query.where((eb) => eb.or([eb('a.name', 'ilike', pattern), eb('a.hostname', 'ilike', pattern)]));
   }
-  if (f.status === 'unknown') query = query.where('last_heartbeat', 'is', null);
+  if (f.status === 'unknown') query = query.where('a.last_heartbeat', 'is', null);
   else if (f.status) {
     const w = heartbeatWindow(f.status, f.now);
-    if (w.after) query = query.where('last_heartbeat', '>', w.after);
-    if (w.atOrAfter) query = query.where('last_heartbeat', '>=', w.atOrAfter);
-    if (w.before) query = query.where('last_heartbeat', '<', w.before);
-    if (w.atOrBefore) query = query.where('last_heartbeat', '<=', w.atOrBefore);
+    if (w.after) query = query.where('a.last_heartbeat', '>', w.after);
+    if (w.atOrAfter) query = query.where('a.last_heartbeat', '>=', w.atOrAfter);
+    if (w.before) query = query.where('a.last_heartbeat', '<', w.before);
+    if (w.atOrBefore) query = query.where('a.last_heartbeat', '<=', w.atOrBefore);
   }
-  return query.orderBy('name').orderBy('id').execute();
+  return toPage(await keysetPage(query, agentKeyset(order, f.now), page).execute(), page.limit);
 }
 
 /** Which of these agents belong to the customer. */

@@ -4,9 +4,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams, okSchema } from '../../http/common-schemas.js';
+import { listDescription, listResponse, sendList } from '../../http/pagination.js';
 import { sendRawJson } from '../../http/raw-json.js';
 import {
+  AGENT_LIST,
   agentJsonWithSystem,
+  agentOrderQuery,
   agentParams,
   agentSchema,
   agentWithSystemSchema,
@@ -42,11 +45,23 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
     '/agents',
     {
       config: { access: 'read' },
-      schema: { summary: 'List agents with their computed status', tags, querystring: listAgentsQuery, response: { 200: z.array(agentSchema) } },
+      schema: {
+        summary: 'List agents with their computed status',
+        description: listDescription(AGENT_LIST, 'Filters: `customer_id`, `status` (computed when each page is read), `platform`, `q`.'),
+        tags,
+        querystring: listAgentsQuery,
+        response: { 200: listResponse(agentSchema, AGENT_LIST) },
+      },
     },
-    async (request) => {
-      const { customer_id, ...rest } = request.query;
-      return (await agents.list(callerOf(request), { ...rest, customerId: customer_id })).map(dto);
+    async (request, reply) => {
+      const { customer_id, status, platform, q, sort, order } = request.query;
+      const caller = callerOf(request);
+      const filter = { customerId: customer_id, status, platform, q };
+      return sendList(request, reply, AGENT_LIST, {
+        item: agentSchema,
+        dto,
+        fetch: (page) => agents.list(caller, filter, { sort, descending: order === 'desc' }, page),
+      });
     },
   );
 
@@ -110,9 +125,23 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
     '/customers/:id/agents',
     {
       config: { access: 'read' },
-      schema: { summary: "The customer's agents, with the hint of the key each last used", tags: ['customers'], params: idParams, response: { 200: z.array(customerAgentSchema) } },
+      schema: {
+        summary: "The customer's agents, with the hint of the key each last used",
+        description: listDescription(AGENT_LIST),
+        tags: ['customers'],
+        params: idParams,
+        querystring: z.object(agentOrderQuery),
+        response: { 200: listResponse(customerAgentSchema, AGENT_LIST) },
+      },
     },
-    async (request) =>
-      (await agents.listOfCustomer(callerOf(request), request.params.id)).map((a) => ({ ...dto(a), last_api_key: a.last_api_key })),
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const order = { sort: request.query.sort, descending: request.query.order === 'desc' };
+      return sendList(request, reply, AGENT_LIST, {
+        item: customerAgentSchema,
+        dto: (a: Agent) => ({ ...dto(a), last_api_key: a.last_api_key }),
+        fetch: (page) => agents.listOfCustomer(caller, request.params.id, order, page),
+      });
+    },
   );
 };

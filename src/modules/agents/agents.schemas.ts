@@ -1,8 +1,9 @@
 // Agent request and response shapes (contract §2).
 import { z } from 'zod';
-import { idRefSchema, idSchema, limitSchema, timestampSchema, toTimestamp, withoutNul } from '../../http/common-schemas.js';
+import { idRefSchema, idSchema, timestampSchema, toTimestamp, withoutNul } from '../../http/common-schemas.js';
+import { allByDefault, pageQuery, type ListSpec } from '../../http/pagination.js';
 import { statusOf } from './agent-status.js';
-import { PENDING_HOSTNAME } from './agents.repo.js';
+import { AGENT_SORTS, PENDING_HOSTNAME } from './agents.repo.js';
 import type { Agent } from './agents.service.js';
 
 /** Agent ids are hex, 16 to 64 characters; upper-case input is accepted and stored lower-case. */
@@ -29,11 +30,23 @@ export const preRegisterBody = z.object({
   customer_id: idRefSchema.nullable().optional(),
 });
 
+/** GET /agents and GET /customers/{id}/agents: all without `limit` (spec: "all agents"). */
+export const AGENT_LIST = allByDefault(
+  'by `sort` (default `name`): its value ignoring case (`status`: offline, stale, unknown, online; `last_heartbeat`: never seen first; a missing customer, platform or version first), then the name ignoring case, then the id; `order=desc` reverses the whole order',
+);
+
+export const agentOrderQuery = {
+  sort: z.enum(AGENT_SORTS).default('name').describe('Column to order by (default name)'),
+  order: z.enum(['asc', 'desc']).default('asc').describe('asc (default) or desc'),
+  ...pageQuery(AGENT_LIST),
+};
+
 export const listAgentsQuery = z.object({
   customer_id: idSchema.optional(),
   status: statusSchema.optional(),
   platform: platformSchema.optional(),
   q: z.string().min(1).max(255).optional().describe('Substring of name or hostname (case-insensitive)'),
+  ...agentOrderQuery,
 });
 
 export const customerIdBody = z.object({ customer_id: idRefSchema });
@@ -93,7 +106,9 @@ export const agentWithSystemSchema = agentSchema
   .extend({ system: z.unknown().describe('The latest heartbeat body exactly as the agent sent it (null before)') })
   .meta({ id: 'AgentWithSystem' });
 
-export const eventsQuery = z.object({ limit: limitSchema(100, 1000), type: eventTypeSchema.optional() });
+export const EVENT_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (time, then id, descending)' };
+
+export const eventsQuery = z.object({ type: eventTypeSchema.optional(), ...pageQuery(EVENT_LIST) });
 
 export const eventSchema = z
   .object({ id: z.number().int(), agent_id: z.string(), type: eventTypeSchema, created_at: timestampSchema })

@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../db/db-errors.js';
 import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import * as repo from './agents.repo.js';
@@ -52,13 +53,14 @@ export class AgentService {
     return this.clock.now();
   }
 
-  list(caller: Caller, filter: Omit<repo.AgentFilter, 'scope' | 'now'>): Promise<Agent[]> {
-    return repo.listAgents(this.db, { ...filter, scope: scopeOf(caller), now: this.clock.now() });
+  /** One page of the agents the caller may see, in the given order. */
+  list(caller: Caller, filter: Omit<repo.AgentFilter, 'scope' | 'now'>, order: repo.AgentOrder, page: PageRequest): Promise<Page<Agent>> {
+    return repo.listAgents(this.db, { ...filter, scope: scopeOf(caller), now: this.clock.now() }, order, page);
   }
 
-  async listOfCustomer(caller: Caller, customerId: number): Promise<Agent[]> {
+  async listOfCustomer(caller: Caller, customerId: number, order: repo.AgentOrder, page: PageRequest): Promise<Page<Agent>> {
     await this.requireCustomer(caller, customerId);
-    return this.list(caller, { customerId });
+    return this.list(caller, { customerId }, order, page);
   }
 
   async get(caller: Caller, id: string): Promise<Agent> {
@@ -141,9 +143,9 @@ export class AgentService {
   }
 
   /** Events newest first, of one agent (which must be visible) or of every visible agent. */
-  async events(caller: Caller, filter: Omit<EventFilter, 'scope'>) {
+  async events(caller: Caller, filter: Omit<EventFilter, 'scope'>, page: PageRequest) {
     if (filter.agentId !== undefined) await this.get(caller, filter.agentId);
-    return listEvents(this.db, { ...filter, scope: scopeOf(caller) });
+    return listEvents(this.db, { ...filter, scope: scopeOf(caller) }, page);
   }
 
   /**

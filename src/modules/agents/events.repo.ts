@@ -1,26 +1,27 @@
 // All SQL of agent events.
 import { sql, type Kysely } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { AgentEventType, Database } from '../../db/schema.js';
+import type { PageRequest } from '../../platform/paging.js';
 import type { CustomerScope } from '../auth/caller.js';
 
 export interface EventFilter {
   agentId?: string | undefined;
   type?: AgentEventType | undefined;
   scope: CustomerScope;
-  limit: number;
 }
 
-export function listEvents(db: Kysely<Database>, f: EventFilter) {
-  return db
+/** Newest first; events of one time (a monitor pass) by id. */
+const NEWEST_FIRST = keyset([keyColumn('e.created_at', 'timestamptz'), keyColumn('e.id', 'int8')], true);
+
+export async function listEvents(db: Kysely<Database>, f: EventFilter, page: PageRequest) {
+  const query = db
     .selectFrom('agent_events as e')
     .select(['e.id', 'e.agent_id', 'e.type', 'e.created_at'])
     .$if(f.scope !== null, (q) => q.innerJoin('agents as a', 'a.id', 'e.agent_id').where('a.customer_id', '=', f.scope))
     .$if(f.agentId !== undefined, (q) => q.where('e.agent_id', '=', f.agentId!))
-    .$if(f.type !== undefined, (q) => q.where('e.type', '=', f.type!))
-    .orderBy('e.created_at', 'desc')
-    .orderBy('e.id', 'desc')
-    .limit(f.limit)
-    .execute();
+    .$if(f.type !== undefined, (q) => q.where('e.type', '=', f.type!));
+  return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);
 }
 
 /**

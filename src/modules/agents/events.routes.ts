@@ -1,10 +1,14 @@
 // Agent events (spec §3/§6): status changes from the monitor and WebSocket connects/disconnects.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { toTimestamp } from '../../http/common-schemas.js';
-import { agentParams, eventSchema, eventsQuery } from './agents.schemas.js';
+import { listDescription, listResponse, sendList } from '../../http/pagination.js';
+import type { PageRequest } from '../../platform/paging.js';
+import type { Caller } from '../auth/caller.js';
+import { agentParams, EVENT_LIST, eventSchema, eventsQuery } from './agents.schemas.js';
 import type { AgentService } from './agents.service.js';
+import type { EventFilter } from './events.repo.js';
 
 const tags = ['agents'];
 
@@ -14,25 +18,40 @@ export const eventRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
     created_at: toTimestamp(e.created_at),
   });
 
+  const source = (caller: Caller, filter: Omit<EventFilter, 'scope'>) => ({
+    item: eventSchema,
+    dto: toDto,
+    fetch: (page: PageRequest) => agents.events(caller, filter, page),
+  });
+
   app.get(
     '/agents/events',
     {
       config: { access: 'read' },
-      schema: { summary: 'Events of all agents, newest first', tags, querystring: eventsQuery, response: { 200: z.array(eventSchema) } },
+      schema: {
+        summary: 'Events of all agents, newest first',
+        description: listDescription(EVENT_LIST),
+        tags,
+        querystring: eventsQuery,
+        response: { 200: listResponse(eventSchema, EVENT_LIST) },
+      },
     },
-    async (request) => {
-      return (await agents.events(callerOf(request), request.query)).map(toDto);
-    },
+    async (request, reply) => sendList(request, reply, EVENT_LIST, source(callerOf(request), { type: request.query.type })),
   );
 
   app.get(
     '/agents/:id/events',
     {
       config: { access: 'read' },
-      schema: { summary: 'Events of one agent, newest first', tags, params: agentParams, querystring: eventsQuery, response: { 200: z.array(eventSchema) } },
+      schema: {
+        summary: 'Events of one agent, newest first',
+        description: listDescription(EVENT_LIST),
+        tags,
+        params: agentParams,
+        querystring: eventsQuery,
+        response: { 200: listResponse(eventSchema, EVENT_LIST) },
+      },
     },
-    async (request) => {
-      return (await agents.events(callerOf(request), { ...request.query, agentId: request.params.id })).map(toDto);
-    },
+    async (request, reply) => sendList(request, reply, EVENT_LIST, source(callerOf(request), { type: request.query.type, agentId: request.params.id })),
   );
 };
