@@ -24,6 +24,11 @@ says otherwise. Text cannot hold a NUL (U+0000) or a lone UTF-16 surrogate, and 
 UTF-8: such a query value, path parameter, or JSON string or key is 400 \`VALIDATION_ERROR\` whose
 \`details\` say where (the heartbeat's body excepted: it is stored as sent). Ids are at most 2147483647.
 
+Paging: each list states its order, its default and its maximum \`limit\`, and answers a JSON array.
+When more items follow, the answer carries \`Link: </api/v1/…?…&cursor=…>; rel="next"\` (RFC 8288): the
+same request with an opaque \`cursor\`; follow it for the next page. Lists the specification says return
+everything (agents, customers, users, keys, …) still do without \`limit\`.
+
 Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to sign in), \`agent\`
 (agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),
 \`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only; keys

@@ -65,7 +65,8 @@ export const commandRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: Agent
       config: { access: 'read' },
       schema: {
         summary: 'Connected agents (with pending commands) and open tunnels of this server',
-        description: 'A key scoped to a customer sees only that customer\'s agents.',
+        description:
+          "A key scoped to a customer sees only that customer's agents. Not a paged list: one object, a snapshot of this server's live sockets and tunnels held in memory (no stored order to resume from); use `GET /agents` for the fleet.",
         tags: ['commands'],
         response: { 200: hubStatusSchema },
       },

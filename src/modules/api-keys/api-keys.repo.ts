@@ -1,7 +1,9 @@
 // All SQL of API keys.
 import type { Kysely } from 'kysely';
-import type { CustomerScope } from '../auth/caller.js';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database, Permission } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
+import type { CustomerScope } from '../auth/caller.js';
 
 const PUBLIC_COLUMNS = ['id', 'name', 'key_hint', 'permissions', 'customer_id', 'created_at'] as const;
 
@@ -21,17 +23,15 @@ export function insertApiKey(
   return db.insertInto('api_keys').values(values).returning(PUBLIC_COLUMNS).executeTakeFirstOrThrow();
 }
 
-export function listApiKeys(db: Kysely<Database>, scope: CustomerScope): Promise<ApiKeyRow[]> {
-  return db
+const BY_ID = keyset([keyColumn('id', 'int4')]);
+
+/** Keys in the scope (a customer's, or all), oldest first. */
+export async function listApiKeys(db: Kysely<Database>, scope: CustomerScope, page: PageRequest): Promise<Page<ApiKeyRow>> {
+  const query = db
     .selectFrom('api_keys')
     .select(PUBLIC_COLUMNS)
-    .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
-    .orderBy('id')
-    .execute();
-}
-
-export function listApiKeysOfCustomer(db: Kysely<Database>, customerId: number): Promise<ApiKeyRow[]> {
-  return db.selectFrom('api_keys').select(PUBLIC_COLUMNS).where('customer_id', '=', customerId).orderBy('id').execute();
+    .$if(scope !== null, (q) => q.where('customer_id', '=', scope));
+  return toPage(await keysetPage(query, BY_ID, page).execute(), page.limit);
 }
 
 export function findApiKey(db: Kysely<Database>, id: number): Promise<ApiKeyRow | undefined> {

@@ -1,9 +1,9 @@
 // /apikeys: create (the key is shown once), list (masked), delete. No key can out-rank its creator.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams, okSchema } from '../../http/common-schemas.js';
-import { apiKeySchema, createApiKeyBody, createdApiKeySchema, toApiKeyDto } from './api-keys.schemas.js';
+import { listDescription, listResponse, sendList } from '../../http/pagination.js';
+import { API_KEY_LIST, apiKeyListQuery, apiKeySchema, createApiKeyBody, createdApiKeySchema, toApiKeyDto } from './api-keys.schemas.js';
 import type { ApiKeyService } from './api-keys.service.js';
 
 const tags = ['api keys'];
@@ -11,8 +11,20 @@ const tags = ['api keys'];
 export const apiKeyRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeyService }> = async (app, { apiKeys }) => {
   app.get(
     '/apikeys',
-    { config: { access: 'read' }, schema: { summary: 'List API keys (masked)', tags, response: { 200: z.array(apiKeySchema) } } },
-    async (request) => (await apiKeys.list(callerOf(request))).map(toApiKeyDto),
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: 'List API keys (masked)',
+        description: listDescription(API_KEY_LIST, "A customer-scoped key sees its customer's keys only."),
+        tags,
+        querystring: apiKeyListQuery,
+        response: { 200: listResponse(apiKeySchema, API_KEY_LIST) },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, API_KEY_LIST, { item: apiKeySchema, dto: toApiKeyDto, fetch: (page) => apiKeys.list(caller, page) });
+    },
   );
 
   app.post(

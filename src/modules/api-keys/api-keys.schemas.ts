@@ -1,6 +1,7 @@
 // API key request and response shapes (contract §1). The key itself appears only in the create response.
 import { z } from 'zod';
 import { idRefSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { allByDefault, pageQuery } from '../../http/pagination.js';
 import type { ApiKey } from './api-keys.service.js';
 
 export const permissionSchema = z.enum(['agent', 'read', 'write', 'admin']).describe('agent < read < write < admin');
@@ -10,6 +11,9 @@ export const createApiKeyBody = z.object({
   permissions: permissionSchema,
   customer_id: idRefSchema.nullable().optional().describe('Scope the key to one customer'),
 });
+
+export const API_KEY_LIST = allByDefault('by id (oldest first)');
+export const apiKeyListQuery = z.object(pageQuery(API_KEY_LIST));
 
 export const apiKeySchema = z
   .object({

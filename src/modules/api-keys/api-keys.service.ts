@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Permission } from '../../db/schema.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import { permissionWithin } from '../auth/access-policy.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
@@ -59,15 +60,15 @@ export class ApiKeyService {
     return { ...row, key };
   }
 
-  list(caller: Caller): Promise<ApiKey[]> {
-    return repo.listApiKeys(this.db, scopeOf(caller));
+  list(caller: Caller, page: PageRequest): Promise<Page<ApiKey>> {
+    return repo.listApiKeys(this.db, scopeOf(caller), page);
   }
 
   /** Keys scoped to one customer; the caller must be allowed to see that customer. */
-  async listOfCustomer(caller: Caller, customerId: number): Promise<ApiKey[]> {
+  async listOfCustomer(caller: Caller, customerId: number, page: PageRequest): Promise<Page<ApiKey>> {
     assertInScope(caller, customerId, 'Customer');
     if (!(await findCustomer(this.db, customerId))) throw new AppError('NOT_FOUND', 'Customer not found');
-    return repo.listApiKeysOfCustomer(this.db, customerId);
+    return repo.listApiKeys(this.db, customerId, page);
   }
 
   async delete(caller: Caller, id: number): Promise<void> {

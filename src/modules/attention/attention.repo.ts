@@ -1,7 +1,9 @@
 // The agents with the facts the attention list needs (agent_attention_facts, written with each
 // heartbeat by attention-facts.ts): a small row per agent, so the list never reads system data.
 import { sql, type Kysely } from 'kysely';
+import { afterCondition, keyColumn, keyOrder, keyset, pageKeySelection } from '../../db/keyset.js';
 import type { Database, Platform } from '../../db/schema.js';
+import type { PageKey, PageRequest } from '../../platform/paging.js';
 import type { CustomerScope } from '../auth/caller.js';
 
 export interface AttentionRow {
@@ -16,14 +18,19 @@ export interface AttentionRow {
   certificates: Array<{ name: unknown; valid_to: unknown; in_use: unknown }> | null;
 }
 
-export async function listAttentionFacts(db: Kysely<Database>, scope: CustomerScope): Promise<AttentionRow[]> {
+/** As the agents list by name: the name ignoring case, then the id. */
+const BY_NAME = keyset([keyColumn(sql`lower(a.name)`, 'text'), keyColumn('a.id', 'text')]);
+
+/** Up to `limit` agents after the position, each with its own position (`page_key`). */
+export async function listAttentionFacts(db: Kysely<Database>, scope: CustomerScope, request: PageRequest): Promise<Array<AttentionRow & { page_key: PageKey }>> {
   const inScope = scope === null ? sql`true` : sql`a.customer_id = ${scope}`;
-  const result = await sql<AttentionRow>`
+  const result = await sql<AttentionRow & { page_key: PageKey }>`
     select a.id, a.name, a.hostname, a.platform, a.customer_id, a.last_heartbeat,
-      f.updates_available, f.update_packages, f.certificates
+      f.updates_available, f.update_packages, f.certificates, ${pageKeySelection(BY_NAME)}
     from agents as a
     left join agent_attention_facts as f on f.agent_id = a.id
-    where ${inScope}
-    order by a.name, a.id`.execute(db);
+    where ${inScope} and ${afterCondition(BY_NAME, request)}
+    order by ${keyOrder(BY_NAME)}
+    limit ${request.limit}`.execute(db);
   return result.rows;
 }

@@ -3,10 +3,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { agentSchema } from '../agents/agents.schemas.js';
-import type { AttentionService } from './attention.service.js';
+import type { AttentionItem, AttentionService } from './attention.service.js';
+
+const ATTENTION_LIST = allByDefault('by agent name ignoring case, then agent id');
 
 const query = z.object({
+  ...pageQuery(ATTENTION_LIST),
   certificate_days: z.coerce
     .number()
     .int()
@@ -29,6 +33,21 @@ const itemSchema = z
   })
   .meta({ id: 'AttentionItem' });
 
+function toItemDto({ agent, reasons }: AttentionItem): z.infer<typeof itemSchema> {
+  return {
+    agent: {
+      id: agent.id,
+      name: agent.name,
+      hostname: agent.hostname,
+      platform: agent.platform,
+      customer_id: agent.customer_id,
+      status: agent.status,
+      last_heartbeat: toTimestamp(agent.last_heartbeat),
+    },
+    reasons,
+  };
+}
+
 export const attentionRoutes: FastifyPluginAsyncZod<{ attention: AttentionService }> = async (app, { attention }) => {
   app.get(
     '/agents/attention',
@@ -39,26 +58,16 @@ export const attentionRoutes: FastifyPluginAsyncZod<{ attention: AttentionServic
         description:
           'Reads each agent\'s latest system data: `updates.available` (true) with `updates.packages[]`, and ' +
           '`certificates[] {name, valid_to, in_use}` (certificates with `in_use: false` are left out). ' +
-          'Ordered by agent name; agents without a reason are not listed.',
+          'Agents without a reason are not listed.\n\n' +
+          listDescription(ATTENTION_LIST),
         tags: ['agents'],
         querystring: query,
-        response: { 200: z.array(itemSchema) },
+        response: { 200: listResponse(itemSchema, ATTENTION_LIST) },
       },
     },
-    async (request) => {
-      const items = await attention.list(callerOf(request), request.query.certificate_days);
-      return items.map(({ agent, reasons }) => ({
-        agent: {
-          id: agent.id,
-          name: agent.name,
-          hostname: agent.hostname,
-          platform: agent.platform,
-          customer_id: agent.customer_id,
-          status: agent.status,
-          last_heartbeat: toTimestamp(agent.last_heartbeat),
-        },
-        reasons,
-      }));
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, ATTENTION_LIST, { item: itemSchema, dto: toItemDto, fetch: (page) => attention.list(caller, request.query.certificate_days, page) });
     },
   );
 };

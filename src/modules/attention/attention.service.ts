@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Page, PageKey, PageRequest } from '../../platform/paging.js';
 import { scopeOf, type Caller } from '../auth/caller.js';
 import { statusOf, type AgentStatus } from '../agents/agent-status.js';
 import { listAttentionFacts, type AttentionRow } from './attention.repo.js';
@@ -24,6 +25,8 @@ export interface AttentionItem {
 }
 
 const DAY_MS = 86_400_000;
+/** Agents read per statement while looking for the next page's items (most agents need no attention). */
+const SCAN_ROWS = 500;
 
 export class AttentionService {
   constructor(
@@ -31,18 +34,26 @@ export class AttentionService {
     private readonly clock: Clock,
   ) {}
 
-  async list(caller: Caller, certificateDays: number): Promise<AttentionItem[]> {
+  /** A page of the agents with at least one reason, by name; agents without one are skipped over. */
+  async list(caller: Caller, certificateDays: number, page: PageRequest): Promise<Page<AttentionItem>> {
     const now = this.clock.now();
-    const rows = await listAttentionFacts(this.db, scopeOf(caller));
     const items: AttentionItem[] = [];
-    for (const row of rows) {
-      const status = statusOf(row.last_heartbeat, now);
-      const reasons = reasonsOf(row, status, now, certificateDays);
-      if (reasons.length === 0) continue;
-      const { updates_available: _u, update_packages: _p, certificates: _c, ...agent } = row;
-      items.push({ agent: { ...agent, status }, reasons });
+    let last: PageKey | null = null;
+    for (let after = page.after; ; ) {
+      const rows = await listAttentionFacts(this.db, scopeOf(caller), { limit: SCAN_ROWS, after });
+      for (const row of rows) {
+        const status = statusOf(row.last_heartbeat, now);
+        const reasons = reasonsOf(row, status, now, certificateDays);
+        if (reasons.length === 0) continue;
+        // One more item than the page holds: the page ends at the previous one, and more follow.
+        if (items.length === page.limit) return { items, next: last };
+        const { updates_available: _u, update_packages: _p, certificates: _c, page_key, ...agent } = row;
+        items.push({ agent: { ...agent, status }, reasons });
+        last = page_key;
+      }
+      if (rows.length < SCAN_ROWS) return { items, next: null };
+      after = rows.at(-1)!.page_key;
     }
-    return items;
   }
 }
 

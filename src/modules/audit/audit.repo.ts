@@ -1,6 +1,8 @@
 // All SQL of the audit log.
 import type { Insertable, Kysely } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { AuditLogTable, Database } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 
 /** What a caller records: everything but the id and the time, which the log assigns. */
 export type AuditRecord = Omit<Insertable<AuditLogTable>, 'id' | 'time'>;
@@ -8,27 +10,26 @@ export type AuditEntry = Insertable<AuditLogTable>;
 export type AuditEntryRow = { id: number; time: Date } & AuditRecord;
 
 export interface AuditFilter {
-  limit: number;
   actor?: string | undefined;
   action?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
 }
 
+/** Newest first; entries of one instant by id. */
+const NEWEST_FIRST = keyset([keyColumn('time', 'timestamptz'), keyColumn('id', 'int8')], true);
+
 export async function insertAuditEntries(db: Kysely<Database>, entries: ReadonlyArray<Insertable<AuditLogTable>>): Promise<void> {
   if (entries.length > 0) await db.insertInto('audit_log').values([...entries]).execute();
 }
 
-export function listAuditEntries(db: Kysely<Database>, filter: AuditFilter) {
-  return db
+export async function listAuditEntries(db: Kysely<Database>, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntryRow>> {
+  const query = db
     .selectFrom('audit_log')
     .selectAll()
     .$if(filter.actor !== undefined, (q) => q.where('actor', '=', filter.actor!))
     .$if(filter.action !== undefined, (q) => q.where('action', '=', filter.action!))
     .$if(filter.from !== undefined, (q) => q.where('time', '>=', filter.from!))
-    .$if(filter.to !== undefined, (q) => q.where('time', '<=', filter.to!))
-    .orderBy('time', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit)
-    .execute();
+    .$if(filter.to !== undefined, (q) => q.where('time', '<=', filter.to!));
+  return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);
 }

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { limitSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { pageQuery, type ListSpec } from '../../http/pagination.js';
 import type { AuditEntryRow } from './audit.repo.js';
 
+export const AUDIT_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (time, then id, descending)' };
+
 export const auditQuery = z.object({
-  limit: limitSchema(100, 1000),
+  ...pageQuery(AUDIT_LIST),
   actor: z.string().min(1).max(200).optional().describe('Username, or the hint of an API key'),
   action: z.string().min(1).max(200).optional().describe('e.g. auth.login, auth.login_failed, customer.create'),
   from: timestampSchema.optional(),

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
+import type { PageRequest } from '../../platform/paging.js';
 import { requireUnscoped, type Caller } from '../auth/caller.js';
 import * as repo from './audit.repo.js';
 
@@ -63,9 +64,9 @@ export class AuditService {
   }
 
   /** The audit log spans every customer, so customer-scoped keys cannot read it. */
-  async list(caller: Caller, filter: repo.AuditFilter) {
+  async list(caller: Caller, filter: repo.AuditFilter, page: PageRequest) {
     requireUnscoped(caller);
     await this.flush();
-    return repo.listAuditEntries(this.db, filter);
+    return repo.listAuditEntries(this.db, filter, page);
   }
 }

@@ -1,7 +1,9 @@
 // All SQL of configuration backups. Every read and delete names the agent too, so a backup id of
 // another agent is simply not found.
 import type { Kysely, Selectable } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { ConfigBackupsTable, Database } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 
 type Db = Kysely<Database>;
 
@@ -37,15 +39,12 @@ export function findBackupByHash(db: Db, agentId: string, hash: string): Promise
 }
 
 /** Newest first (ties by id), without content. */
-export function listBackups(db: Db, agentId: string, limit: number): Promise<BackupMeta[]> {
-  return db
-    .selectFrom('config_backups')
-    .select(META_COLUMNS)
-    .where('agent_id', '=', agentId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+/** Newest first; backups of one instant by id. */
+const NEWEST_FIRST = keyset([keyColumn('created_at', 'timestamptz'), keyColumn('id', 'int8')], true);
+
+export async function listBackups(db: Db, agentId: string, page: PageRequest): Promise<Page<BackupMeta>> {
+  const query = db.selectFrom('config_backups').select(META_COLUMNS).where('agent_id', '=', agentId);
+  return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);
 }
 
 export function findBackup(db: Db, agentId: string, id: number): Promise<BackupRow | undefined> {

@@ -4,9 +4,11 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
+import { listDescription, listResponse, sendList } from '../../http/pagination.js';
 import { agentParams } from '../agents/agents.schemas.js';
 import type { Agent } from '../agents/agents.service.js';
 import {
+  BACKUP_LIST,
   backupDiffSchema,
   backupFormatQuery,
   backupParams,
@@ -73,14 +75,17 @@ export const backupRoutes: FastifyPluginAsyncZod<{ backups: BackupService }> = a
       config: { access: 'read' },
       schema: {
         summary: "The agent's backups, newest first, without content",
-        description: scopeNote,
+        description: listDescription(BACKUP_LIST, scopeNote),
         tags,
         params: agentParams,
         querystring: listBackupsQuery,
-        response: { 200: z.array(backupSchema) },
+        response: { 200: listResponse(backupSchema, BACKUP_LIST) },
       },
     },
-    async (request) => (await backups.list(callerOf(request), request.params.id, request.query.limit)).map(toBackupDto),
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, BACKUP_LIST, { item: backupSchema, dto: toBackupDto, fetch: (page) => backups.list(caller, request.params.id, page) });
+    },
   );
 
   app.get(

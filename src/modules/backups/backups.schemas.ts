@@ -1,6 +1,7 @@
 // Configuration backup request and response shapes (contract §7).
 import { z } from 'zod';
-import { limitSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { pageQuery, type ListSpec } from '../../http/pagination.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { BackupMeta } from './backups.repo.js';
 
@@ -9,7 +10,8 @@ export const backupIdSchema = z.coerce.number().int().min(1).max(Number.MAX_SAFE
 
 export const backupParams = z.object({ id: agentIdSchema, bid: backupIdSchema });
 
-export const listBackupsQuery = z.object({ limit: limitSchema(50, 1000) });
+export const BACKUP_LIST: ListSpec = { defaultLimit: 50, max: 1000, order: 'newest first (time, then id, descending)' };
+export const listBackupsQuery = z.object(pageQuery(BACKUP_LIST));
 
 export const backupFormatQuery = z.object({
   format: z.enum(['json', 'xml']).default('json').describe('`xml`: the configuration itself as a download; default `json`'),

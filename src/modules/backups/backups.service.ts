@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import { backupResultSchema } from '../agent-hub/agent-protocol.js';
 import type { Agent, AgentService } from '../agents/agents.service.js';
@@ -56,9 +57,9 @@ export class BackupService {
     throw new AppError('CONFLICT', 'The backup changed concurrently; try again');
   }
 
-  async list(caller: Caller, agentId: string, limit: number): Promise<repo.BackupMeta[]> {
+  async list(caller: Caller, agentId: string, page: PageRequest): Promise<Page<repo.BackupMeta>> {
     await this.agents.get(caller, agentId);
-    return repo.listBackups(this.db, agentId, limit);
+    return repo.listBackups(this.db, agentId, page);
   }
 
   /** One backup with its content (`latest`: the newest), and its agent (for the download's file name). */

@@ -1,7 +1,9 @@
 // All SQL of customers.
 import type { Kysely } from 'kysely';
-import type { CustomerScope } from '../auth/caller.js';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
+import type { CustomerScope } from '../auth/caller.js';
 
 export interface CustomerRow {
   id: number;
@@ -10,14 +12,15 @@ export interface CustomerRow {
   created_at: Date;
 }
 
-export function listCustomers(db: Kysely<Database>, scope: CustomerScope): Promise<CustomerRow[]> {
-  return db
+/** By number (as text), then id. */
+const BY_NUMBER = keyset([keyColumn('number', 'text'), keyColumn('id', 'int4')]);
+
+export async function listCustomers(db: Kysely<Database>, scope: CustomerScope, page: PageRequest): Promise<Page<CustomerRow>> {
+  const query = db
     .selectFrom('customers')
     .selectAll()
-    .$if(scope !== null, (q) => q.where('id', '=', scope))
-    .orderBy('number')
-    .orderBy('id')
-    .execute();
+    .$if(scope !== null, (q) => q.where('id', '=', scope));
+  return toPage(await keysetPage(query, BY_NUMBER, page).execute(), page.limit);
 }
 
 export function findCustomer(db: Kysely<Database>, id: number): Promise<CustomerRow | undefined> {

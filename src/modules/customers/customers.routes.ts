@@ -1,11 +1,11 @@
 // /customers: the MSP's clients. Customer-scoped keys see and change only their own customer.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams, okSchema } from '../../http/common-schemas.js';
-import { apiKeySchema, toApiKeyDto } from '../api-keys/api-keys.schemas.js';
+import { listDescription, listResponse, sendList } from '../../http/pagination.js';
+import { API_KEY_LIST, apiKeyListQuery, apiKeySchema, toApiKeyDto } from '../api-keys/api-keys.schemas.js';
 import type { ApiKeyService } from '../api-keys/api-keys.service.js';
-import { createCustomerBody, customerSchema, toCustomerDto, updateCustomerBody } from './customers.schemas.js';
+import { CUSTOMER_LIST, createCustomerBody, customerListQuery, customerSchema, toCustomerDto, updateCustomerBody } from './customers.schemas.js';
 import type { CustomerService } from './customers.service.js';
 
 const tags = ['customers'];
@@ -16,8 +16,14 @@ export const customerRoutes: FastifyPluginAsyncZod<{ customers: CustomerService;
 ) => {
   app.get(
     '/customers',
-    { config: { access: 'read' }, schema: { summary: 'List customers', tags, response: { 200: z.array(customerSchema) } } },
-    async (request) => (await customers.list(callerOf(request))).map(toCustomerDto),
+    {
+      config: { access: 'read' },
+      schema: { summary: 'List customers', description: listDescription(CUSTOMER_LIST), tags, querystring: customerListQuery, response: { 200: listResponse(customerSchema, CUSTOMER_LIST) } },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, CUSTOMER_LIST, { item: customerSchema, dto: toCustomerDto, fetch: (page) => customers.list(caller, page) });
+    },
   );
 
   app.post(
@@ -71,8 +77,18 @@ export const customerRoutes: FastifyPluginAsyncZod<{ customers: CustomerService;
     '/customers/:id/apikeys',
     {
       config: { access: 'read' },
-      schema: { summary: 'API keys scoped to this customer (masked)', tags, params: idParams, response: { 200: z.array(apiKeySchema) } },
+      schema: {
+        summary: 'API keys scoped to this customer (masked)',
+        description: listDescription(API_KEY_LIST),
+        tags,
+        params: idParams,
+        querystring: apiKeyListQuery,
+        response: { 200: listResponse(apiKeySchema, API_KEY_LIST) },
+      },
     },
-    async (request) => (await apiKeys.listOfCustomer(callerOf(request), request.params.id)).map(toApiKeyDto),
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, API_KEY_LIST, { item: apiKeySchema, dto: toApiKeyDto, fetch: (page) => apiKeys.listOfCustomer(caller, request.params.id, page) });
+    },
   );
 };

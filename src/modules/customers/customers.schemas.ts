@@ -1,6 +1,7 @@
 // Customer request and response shapes (contract §3).
 import { z } from 'zod';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { allByDefault, pageQuery } from '../../http/pagination.js';
 import type { Customer } from './customers.service.js';
 
 /** The customer number is a string; a JSON number is accepted and kept as its decimal text. */
@@ -17,6 +18,9 @@ export const createCustomerBody = z.object({ number: customerNumber, name: custo
 export const updateCustomerBody = z
   .object({ number: customerNumber.optional(), name: customerName.optional() })
   .refine((v) => v.number !== undefined || v.name !== undefined, 'give number, name or both');
+
+export const CUSTOMER_LIST = allByDefault('by number (as text), then id');
+export const customerListQuery = z.object(pageQuery(CUSTOMER_LIST));
 
 export const customerSchema = z
   .object({ id: z.number().int(), number: z.string(), name: z.string(), created_at: timestampSchema })

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import * as repo from './customers.repo.js';
 
@@ -15,8 +16,8 @@ export class CustomerService {
     private readonly onKeysDeleted: () => void = () => undefined,
   ) {}
 
-  list(caller: Caller): Promise<Customer[]> {
-    return repo.listCustomers(this.db, scopeOf(caller));
+  list(caller: Caller, page: PageRequest): Promise<Page<Customer>> {
+    return repo.listCustomers(this.db, scopeOf(caller), page);
   }
 
   /** The customer, or 404 when it does not exist or lies outside the caller's scope. */

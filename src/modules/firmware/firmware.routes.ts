@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.js';
 import { timestampSchema } from '../../http/common-schemas.js';
+import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { platformSchema } from '../agents/agents.schemas.js';
 import type { Firmware, FirmwareService, Platform } from './firmware.service.js';
 import { VERSION_PATTERN } from './versions.js';
@@ -19,6 +20,7 @@ const firmwareSchema = z.object({
   size: z.number().int().describe('Bytes'),
   created_at: timestampSchema,
 });
+const FIRMWARE_LIST = allByDefault('by platform, then newest version first (numeric-aware: 1.10 after 1.9)');
 const dto = (f: Firmware) => ({ ...f, platform: f.platform as Platform, created_at: f.created_at.toISOString() });
 
 export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; maxBytes: number }> = async (app, { firmware, maxBytes }) => {
@@ -64,9 +66,15 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
     '/firmware',
     {
       config: { access: 'agent' },
-      schema: { summary: 'Stored firmware, newest version first per platform', tags, querystring: z.object({ platform: platformSchema.optional() }), response: { 200: z.array(firmwareSchema) } },
+      schema: {
+        summary: 'Stored firmware, newest version first per platform',
+        description: listDescription(FIRMWARE_LIST),
+        tags,
+        querystring: z.object({ platform: platformSchema.optional(), ...pageQuery(FIRMWARE_LIST) }),
+        response: { 200: listResponse(firmwareSchema, FIRMWARE_LIST) },
+      },
     },
-    async (request) => (await firmware.list(request.query.platform)).map(dto),
+    async (request, reply) => sendList(request, reply, FIRMWARE_LIST, { item: firmwareSchema, dto, fetch: (page) => firmware.list(request.query.platform, page) }),
   );
 
   app.get(

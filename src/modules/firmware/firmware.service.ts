@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import { invalidPosition, pageOfSorted, type Page, type PageKey, type PageRequest } from '../../platform/paging.js';
 import type { BlobStore } from './blob-store.js';
 import * as repo from './firmware.repo.js';
 import { compareVersions } from './versions.js';
@@ -52,9 +53,17 @@ export class FirmwareService {
     if (!(await repo.isBlobReferenced(this.db, sha256))) await this.blobs.remove(sha256);
   }
 
-  async list(platform?: Platform): Promise<Firmware[]> {
+  /**
+   * By platform, then newest version first (numeric-aware, which SQL cannot order by), paged in memory:
+   * a few versions per platform, not thousands. The position is (platform, version), unique.
+   */
+  async list(platform: Platform | undefined, page: PageRequest): Promise<Page<Firmware>> {
+    const after = page.after;
+    if (after !== null && (after.length !== 2 || !after.every((v) => typeof v === 'string' && v.length <= 64))) throw invalidPosition();
     const rows = await repo.listFirmware(this.db, platform);
-    return rows.sort((a, b) => a.platform.localeCompare(b.platform) || compareVersions(b.version, a.version));
+    const compare = (a: PageKey, b: PageKey) => String(a[0]).localeCompare(String(b[0])) || compareVersions(String(b[1]), String(a[1]));
+    const keyOf = (f: Firmware): PageKey => [f.platform, f.version];
+    return pageOfSorted(rows.sort((a, b) => compare(keyOf(a), keyOf(b))), page, keyOf, compare);
   }
 
   async find(platform: Platform, version: string): Promise<Firmware | undefined> {

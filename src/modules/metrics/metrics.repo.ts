@@ -1,6 +1,8 @@
 // Metric queries (contract §4) over both storage forms (sample-sources.ts).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { afterCondition, keyColumn, keyOrder, keyset, pageKeySelection, type Keyset } from '../../db/keyset.js';
 import type { Database } from '../../db/schema.js';
+import type { Page, PageKey, PageRequest } from '../../platform/paging.js';
 import { allSamples, compactedHours, compactedSamples, recentSamples, type SampleFilter } from './sample-sources.js';
 
 type Db = Kysely<Database>;
@@ -29,16 +31,31 @@ export interface RateRow {
   tx_bps: number;
 }
 
-/** The most recent `limit` samples, returned in ascending time order. */
-export async function rawSamples(db: Db, f: SampleFilter, limit: number): Promise<SampleRow[]> {
-  const { rows } = await sql<SampleRow>`
+/** Newest first while choosing a page; (time, metric, label) is unique per agent's sample. */
+const NEWEST_SAMPLE_FIRST = keyset([keyColumn('time', 'timestamptz'), keyColumn('metric', 'text'), keyColumn('label', 'text')], true);
+const NEWEST_RATE_FIRST = keyset([keyColumn('time', 'timestamptz'), keyColumn('interface', 'text')], true);
+
+/**
+ * The most recent `limit` rows of `source` before the position (older than it), in ascending order;
+ * `next` is the position of the oldest returned row when older ones remain.
+ */
+async function newestBefore<T>(db: Db, source: RawBuilder<unknown>, ks: Keyset, page: PageRequest): Promise<Page<T>> {
+  const { rows } = await sql<T & { page_key: PageKey }>`
     select * from (
-      select time, metric, label, value from (${allSamples(f)}) as s
-      order by time desc, metric desc, label desc
-      limit ${limit}
+      select *, ${pageKeySelection(ks)} from (${source}) as s
+      where ${afterCondition(ks, page)}
+      order by ${keyOrder(ks)}
+      limit ${page.limit + 1}
     ) as newest
-    order by time, metric, label`.execute(db);
-  return rows;
+    order by ${keyOrder({ ...ks, descending: false })}`.execute(db);
+  const more = rows.length > page.limit;
+  const kept = more ? rows.slice(1) : rows;
+  return { items: kept.map(({ page_key: _key, ...row }) => row as T), next: more ? kept[0]!.page_key : null };
+}
+
+/** The most recent `limit` samples (before the position), returned in ascending time order. */
+export function rawSamples(db: Db, f: SampleFilter, page: PageRequest): Promise<Page<SampleRow>> {
+  return newestBefore<SampleRow>(db, sql`select time, metric, label, value from (${allSamples(f)}) as a`, NEWEST_SAMPLE_FIRST, page);
 }
 
 /**
@@ -85,9 +102,9 @@ export async function summarize(db: Db, f: SampleFilter, widthS: number): Promis
  * driver reload, wrap) yields no point. With a bucket width, the steps ending in one bucket become one
  * point at the bucket's start: their bits over their seconds, so a long step weighs as much as the
  * time it covers (the mean over the bucket, not the mean of uneven samples). The most recent `limit`
- * points, ascending.
+ * points (before the position), ascending.
  */
-export async function interfaceRates(db: Db, f: SampleFilter, limit: number, widthS: number | null = null): Promise<RateRow[]> {
+export function interfaceRates(db: Db, f: SampleFilter, page: PageRequest, widthS: number | null = null): Promise<Page<RateRow>> {
   const counters: SampleFilter = { ...f, metrics: ['interface_rx_bytes', 'interface_tx_bytes'] };
   const points =
     widthS === null
@@ -95,7 +112,7 @@ export async function interfaceRates(db: Db, f: SampleFilter, limit: number, wid
       : sql`select ${bucketOf(sql.ref('time'), widthS)} as time, interface, sum(rx_bits) / sum(seconds) as rx_bps, sum(tx_bits) / sum(seconds) as tx_bps
             from moves
             group by 1, interface`;
-  const { rows } = await sql<RateRow>`
+  const source = sql`
     with readings as (
       select time, label,
              max(value) filter (where metric = 'interface_rx_bytes') as rx,
@@ -115,13 +132,8 @@ export async function interfaceRates(db: Db, f: SampleFilter, limit: number, wid
       from steps
       where time > prev_time and rx >= prev_rx and tx >= prev_tx
     )
-    select * from (
-      select * from (${points}) as p
-      order by time desc, interface desc
-      limit ${limit}
-    ) as newest
-    order by time, interface`.execute(db);
-  return rows;
+    ${points}`;
+  return newestBefore<RateRow>(db, source, NEWEST_RATE_FIRST, page);
 }
 
 /**

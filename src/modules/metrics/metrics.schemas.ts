@@ -1,6 +1,7 @@
 // Metric request and response shapes (contract §4).
 import { z } from 'zod';
-import { limitSchema, timestampSchema } from '../../http/common-schemas.js';
+import { timestampSchema } from '../../http/common-schemas.js';
+import { pageQuery, type ListSpec } from '../../http/pagination.js';
 import { parseBucket } from './bucket.js';
 import { METRIC_NAMES } from './extract-samples.js';
 
@@ -12,11 +13,20 @@ const range = {
   to: timestampSchema.optional().describe('End, inclusive. Default: now'),
 };
 
+/** Raw samples and rates: the most recent `limit` of the range, ascending; the next page is older. */
+const newestPages = (tie: string): ListSpec => ({
+  defaultLimit: 1000,
+  max: 100_000,
+  order: `ascending by time (then ${tie}); a page holds the most recent \`limit\` items of the range (before the cursor's position), so its \`rel="next"\` link leads to the older ones before its first item`,
+});
+export const SAMPLE_LIST = newestPages('metric, label');
+export const RATE_LIST = newestPages('interface');
+
 export const rawQuery = z.object({
   metric: metricNameSchema.optional().describe('One metric; default every metric'),
   label: labelSchema.optional().describe('Disk mount, interface or gateway name; "" is not a filter'),
   ...range,
-  limit: limitSchema(1000, 100_000).describe('Default 1000, at most 100000 (clamped); when more samples match, the most recent are returned'),
+  ...pageQuery(SAMPLE_LIST),
 });
 
 /** Bucket text to its width in seconds; a malformed or too narrow bucket is a validation issue. */
@@ -48,7 +58,7 @@ export const ratesQuery = z.object({
     .transform((text, ctx) => (text === undefined ? undefined : toBucketSeconds(text, ctx)))
     .describe(`${bucketGrammar} When given, one point per bucket and interface: the bits moved in the bucket's steps over the seconds they span (a time-weighted mean rate), stamped with the bucket's start; buckets are aligned as in the summary. Default: one point per step`),
   ...range,
-  limit: limitSchema(1000, 100_000).describe('Default 1000, at most 100000 (clamped); the most recent points are returned'),
+  ...pageQuery(RATE_LIST),
 });
 
 export const sampleSchema = z.object({

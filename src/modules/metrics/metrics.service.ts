@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../platform/errors.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import type { Caller } from '../auth/caller.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { bucketCount, MAX_BUCKETS } from './bucket.js';
@@ -23,10 +24,10 @@ export class MetricsService {
     private readonly clock: Clock,
   ) {}
 
-  async raw(caller: Caller, agentId: string, q: RangeInput & { metric?: string | undefined; label?: string | undefined; limit: number }): Promise<SampleRow[]> {
+  async raw(caller: Caller, agentId: string, q: RangeInput & { metric?: string | undefined; label?: string | undefined }, page: PageRequest): Promise<Page<SampleRow>> {
     await this.agents.get(caller, agentId);
     const range = this.#range(q);
-    return rawSamples(this.db, { agentId, metrics: q.metric ? [q.metric] : null, label: q.label ?? null, ...range }, q.limit);
+    return rawSamples(this.db, { agentId, metrics: q.metric ? [q.metric] : null, label: q.label ?? null, ...range }, page);
   }
 
   async summary(caller: Caller, agentId: string, q: RangeInput & { metric: string; label?: string | undefined; bucket: number }): Promise<SummaryRow[]> {
@@ -37,11 +38,11 @@ export class MetricsService {
   }
 
   /** Per step, or with `bucket` (seconds) averaged per bucket under the summary's 10,000-bucket limit. */
-  async rates(caller: Caller, agentId: string, q: RangeInput & { interface?: string | undefined; bucket?: number | undefined; limit: number }): Promise<RateRow[]> {
+  async rates(caller: Caller, agentId: string, q: RangeInput & { interface?: string | undefined; bucket?: number | undefined }, page: PageRequest): Promise<Page<RateRow>> {
     await this.agents.get(caller, agentId);
     const range = this.#range(q);
     if (q.bucket !== undefined) checkBucketCount(range, q.bucket);
-    return interfaceRates(this.db, { agentId, metrics: null, label: q.interface ?? null, ...range }, q.limit, q.bucket ?? null);
+    return interfaceRates(this.db, { agentId, metrics: null, label: q.interface ?? null, ...range }, page, q.bucket ?? null);
   }
 
   async latest(caller: Caller, agentId: string): Promise<SampleRow[]> {

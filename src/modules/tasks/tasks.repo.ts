@@ -1,7 +1,9 @@
 // All SQL of tasks and their runs. Claiming is one statement (FOR UPDATE SKIP LOCKED), so two server
 // processes on one PostgreSQL database never run the same due task twice.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database, TaskRunsTable, TasksTable } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import type { CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
@@ -28,7 +30,6 @@ export interface TaskFilter {
   status?: string | undefined;
   agentId?: string | undefined;
   customerId?: number | undefined;
-  limit: number;
 }
 
 const json = (value: Record<string, unknown> | null) => (value === null ? null : JSON.stringify(value));
@@ -52,22 +53,25 @@ export function findTask(db: Db, id: number): Promise<(TaskRow & { customer_id: 
     .executeTakeFirst();
 }
 
-export function listTasks(db: Db, f: TaskFilter): Promise<TaskRow[]> {
-  return db
+/** Newest first: ids only grow. */
+const NEWEST_TASK_FIRST = keyset([keyColumn('t.id', 'int8')], true);
+const NEWEST_RUN_FIRST = keyset([keyColumn('id', 'int8')], true);
+
+export async function listTasks(db: Db, f: TaskFilter, page: PageRequest): Promise<Page<TaskRow>> {
+  const query = db
     .selectFrom('tasks as t')
     .innerJoin('agents as a', 'a.id', 't.agent_id')
     .selectAll('t')
     .$if(f.scope !== null, (q) => q.where('a.customer_id', '=', f.scope))
     .$if(f.customerId !== undefined, (q) => q.where('a.customer_id', '=', f.customerId!))
     .$if(f.status !== undefined, (q) => q.where('t.status', '=', f.status!))
-    .$if(f.agentId !== undefined, (q) => q.where('t.agent_id', '=', f.agentId!))
-    .orderBy('t.id', 'desc')
-    .limit(f.limit)
-    .execute();
+    .$if(f.agentId !== undefined, (q) => q.where('t.agent_id', '=', f.agentId!));
+  return toPage(await keysetPage(query, NEWEST_TASK_FIRST, page).execute(), page.limit);
 }
 
-export function listRuns(db: Db, taskId: number, limit: number): Promise<RunRow[]> {
-  return db.selectFrom('task_runs').selectAll().where('task_id', '=', taskId).orderBy('id', 'desc').limit(limit).execute();
+export async function listRuns(db: Db, taskId: number, page: PageRequest): Promise<Page<RunRow>> {
+  const query = db.selectFrom('task_runs').selectAll().where('task_id', '=', taskId);
+  return toPage(await keysetPage(query, NEWEST_RUN_FIRST, page).execute(), page.limit);
 }
 
 /** Makes a scheduled (or finished) task due now; undefined when it is running or cancelled. */

@@ -3,7 +3,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
-import { idParams, idSchema, limitSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { idParams, idSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { listDescription, listResponse, pageQuery, sendList, type ListSpec } from '../../http/pagination.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import { TASK_KINDS } from './task-kinds.js';
 import type { Task, TaskRun, TaskService } from './tasks.service.js';
@@ -11,6 +12,9 @@ import type { Task, TaskRun, TaskService } from './tasks.service.js';
 const tags = ['tasks'];
 const TASK_STATUSES = ['scheduled', 'running', 'completed', 'completed_with_warning', 'error', 'cancelled'] as const;
 const json = z.record(z.string(), z.unknown());
+/** Tasks and runs accumulate without end (recurring tasks run every few minutes): a page by default. */
+const TASK_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (by id, descending)' };
+const RUN_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (by id, descending)' };
 
 const taskSchema = z.object({
   id: z.number().int(),
@@ -104,14 +108,17 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       config: { access: 'read' },
       schema: {
         summary: 'Tasks, newest first',
+        description: listDescription(TASK_LIST),
         tags,
-        querystring: z.object({ status: z.enum(TASK_STATUSES).optional(), agent_id: agentIdSchema.optional(), customer_id: idSchema.optional(), limit: limitSchema(100, 1000) }),
-        response: { 200: z.array(taskSchema) },
+        querystring: z.object({ status: z.enum(TASK_STATUSES).optional(), agent_id: agentIdSchema.optional(), customer_id: idSchema.optional(), ...pageQuery(TASK_LIST) }),
+        response: { 200: listResponse(taskSchema, TASK_LIST) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
-      return (await tasks.list(callerOf(request), { status: q.status, agentId: q.agent_id, customerId: q.customer_id, limit: q.limit })).map(taskDto);
+      const caller = callerOf(request);
+      const filter = { status: q.status, agentId: q.agent_id, customerId: q.customer_id };
+      return sendList(request, reply, TASK_LIST, { item: taskSchema, dto: taskDto, fetch: (page) => tasks.list(caller, filter, page) });
     },
   );
 
@@ -121,8 +128,21 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
 
   app.get(
     '/tasks/:id/runs',
-    { config: { access: 'read' }, schema: { summary: 'Runs of a task, newest first', tags, params: idParams, querystring: z.object({ limit: limitSchema(100, 1000) }), response: { 200: z.array(runSchema) } } },
-    async (request) => (await tasks.runs(callerOf(request), request.params.id, request.query.limit)).map(runDto),
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: 'Runs of a task, newest first',
+        description: listDescription(RUN_LIST),
+        tags,
+        params: idParams,
+        querystring: z.object(pageQuery(RUN_LIST)),
+        response: { 200: listResponse(runSchema, RUN_LIST) },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, RUN_LIST, { item: runSchema, dto: runDto, fetch: (page) => tasks.runs(caller, request.params.id, page) });
+    },
   );
 
   app.post(

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
@@ -77,8 +78,8 @@ export class TaskService {
     return task;
   }
 
-  list(caller: Caller, filter: Omit<repo.TaskFilter, 'scope'>): Promise<Task[]> {
-    return repo.listTasks(this.db, { ...filter, scope: scopeOf(caller) });
+  list(caller: Caller, filter: Omit<repo.TaskFilter, 'scope'>, page: PageRequest): Promise<Page<Task>> {
+    return repo.listTasks(this.db, { ...filter, scope: scopeOf(caller) }, page);
   }
 
   async get(caller: Caller, id: number): Promise<Task> {
@@ -89,9 +90,9 @@ export class TaskService {
     return row;
   }
 
-  async runs(caller: Caller, id: number, limit: number): Promise<TaskRun[]> {
+  async runs(caller: Caller, id: number, page: PageRequest): Promise<Page<TaskRun>> {
     await this.get(caller, id);
-    return repo.listRuns(this.db, id, limit);
+    return repo.listRuns(this.db, id, page);
   }
 
   /** Makes the task due now; 409 while it runs or once cancelled. */

@@ -1,11 +1,16 @@
 // All SQL of users.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database, UsersTable } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 
 export type UserRow = Selectable<UsersTable>;
 
-export function listUsers(db: Kysely<Database>): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().orderBy('username').execute();
+/** By username ignoring case (unique that way), then id. */
+const BY_USERNAME = keyset([keyColumn(sql`lower(username)`, 'text'), keyColumn('id', 'int4')]);
+
+export async function listUsers(db: Kysely<Database>, page: PageRequest): Promise<Page<UserRow>> {
+  return toPage(await keysetPage(db.selectFrom('users').selectAll(), BY_USERNAME, page).execute(), page.limit);
 }
 
 export function findUser(db: Kysely<Database>, id: number): Promise<UserRow | undefined> {

@@ -1,10 +1,10 @@
 // /users: only signed-in users create, change or delete users (a key could otherwise mint a user and
 // reach the terminal); keys with read access may list them.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams, okSchema } from '../../http/common-schemas.js';
-import { createUserBody, setPasswordBody, toUserDto, userSchema } from './users.schemas.js';
+import { listDescription, listResponse, sendList } from '../../http/pagination.js';
+import { createUserBody, setPasswordBody, toUserDto, USER_LIST, userListQuery, userSchema } from './users.schemas.js';
 import type { UserService } from './users.service.js';
 
 const tags = ['users'];
@@ -14,9 +14,12 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService }> = async (
     '/users',
     {
       config: { access: 'read' },
-      schema: { summary: 'List users', tags, response: { 200: z.array(userSchema) } },
+      schema: { summary: 'List users', description: listDescription(USER_LIST), tags, querystring: userListQuery, response: { 200: listResponse(userSchema, USER_LIST) } },
     },
-    async (request) => (await users.list(callerOf(request))).map(toUserDto),
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, USER_LIST, { item: userSchema, dto: toUserDto, fetch: (page) => users.list(caller, page) });
+    },
   );
 
   app.post(

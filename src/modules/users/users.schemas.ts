@@ -1,6 +1,7 @@
 // User request and response shapes (contract §1). Hashes and TOTP secrets never leave the server.
 import { z } from 'zod';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { allByDefault, pageQuery } from '../../http/pagination.js';
 import { passwordSchema } from './passwords.js';
 import type { User } from './users.service.js';
 
@@ -10,6 +11,9 @@ export const usernameSchema = z
 
 export const createUserBody = z.object({ username: usernameSchema, password: passwordSchema });
 export const setPasswordBody = z.object({ password: passwordSchema });
+
+export const USER_LIST = allByDefault('by username ignoring case');
+export const userListQuery = z.object(pageQuery(USER_LIST));
 
 export const userSchema = z
   .object({

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import { requireUnscoped, type Caller } from '../auth/caller.js';
 import type { PasswordHasher } from './passwords.js';
 import { disableTotp } from '../auth/auth.repo.js';
@@ -20,9 +21,9 @@ export class UserService {
     private readonly passwords: PasswordHasher,
   ) {}
 
-  list(caller: Caller): Promise<User[]> {
+  list(caller: Caller, page: PageRequest): Promise<Page<User>> {
     requireUnscoped(caller);
-    return repo.listUsers(this.db);
+    return repo.listUsers(this.db, page);
   }
 
   async create(username: string, password: string): Promise<User> {

@@ -35,7 +35,7 @@ export const vpnRoutes: FastifyPluginAsyncZod<{ vpn: VpnService }> = async (app,
       config: { access: 'read' },
       schema: {
         summary: "The firewall's WireGuard peers (without client configurations)",
-        description: agentNote,
+        description: `${agentNote} Not paged: the list is the agent's own answer to \`vpn_peer_list\`, read live from the firewall on each request (a firewall holds tens of peers, not thousands), so the server has no position to resume from.`,
         tags,
         params: agentParams,
         querystring: listPeersQuery,

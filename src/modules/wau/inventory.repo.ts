@@ -1,7 +1,9 @@
 // All SQL of the Windows software inventory: the per-agent hash of the stored list, replacing an agent's
 // rows, and the per-customer aggregation.
 import { sql, type Kysely } from 'kysely';
+import { afterCondition, keyColumn, keyOrder, keyset, pageKeySelection } from '../../db/keyset.js';
 import type { Database } from '../../db/schema.js';
+import type { Page, PageKey, PageRequest } from '../../platform/paging.js';
 import type { InventoryEntry } from './inventory-entries.js';
 
 type Db = Kysely<Database>;
@@ -61,19 +63,33 @@ export interface InventoryCountRow {
   agent_count: number;
 }
 
+/** Programs by name ignoring case, then name, then publisher (byte order): a program is (name, publisher). */
+const BY_PROGRAM = keyset([keyColumn(sql`lower(s.name) collate "C"`, 'text'), keyColumn(sql`s.name collate "C"`, 'text'), keyColumn(sql`s.publisher collate "C"`, 'text')]);
+
 /**
- * The software of the customer's Windows agents (their customer as it is now), counted per program and
- * per program version in one pass: the grouping sets give each program's distinct agents next to its
- * versions' counts. Ordered by name (case-insensitive, then exact), publisher; totals before versions.
+ * One page of the software of the customer's Windows agents (their customer as it is now), counted per
+ * program and per program version: the page's programs first (keyset over the distinct programs), then
+ * their counts in one pass, where the grouping sets give each program's distinct agents next to its
+ * versions' counts. Rows are ordered by program, its total (version null) before its versions; `next`
+ * is the position of the page's last program when more follow.
  */
-export async function aggregateInventory(db: Db, customerId: number): Promise<InventoryCountRow[]> {
+export async function aggregateInventory(db: Db, customerId: number, page: PageRequest): Promise<Page<InventoryCountRow>> {
+  const customerSoftware = sql`agent_software s join agents a on a.id = s.agent_id where a.customer_id = ${customerId} and a.platform = 'windows'`;
+  const { rows: programs } = await sql<{ name: string; publisher: string; page_key: PageKey }>`
+    select s.name, s.publisher, ${pageKeySelection(BY_PROGRAM)}
+    from ${customerSoftware} and ${afterCondition(BY_PROGRAM, page)}
+    group by s.name, s.publisher
+    order by ${keyOrder(BY_PROGRAM)}
+    limit ${page.limit + 1}`.execute(db);
+  const shown = programs.slice(0, page.limit);
+  const next = programs.length > page.limit ? shown.at(-1)!.page_key : null;
+  if (shown.length === 0) return { items: [], next };
   const { rows } = await sql<InventoryCountRow>`
     select s.name, s.publisher, case when grouping(s.version) = 1 then null else s.version end as version,
            count(distinct s.agent_id)::int as agent_count
-    from agent_software s
-    join agents a on a.id = s.agent_id
-    where a.customer_id = ${customerId} and a.platform = 'windows'
+    from ${customerSoftware}
+      and (s.name, s.publisher) in (select * from unnest(${shown.map((p) => p.name)}::text[], ${shown.map((p) => p.publisher)}::text[]))
     group by grouping sets ((s.name, s.publisher, s.version), (s.name, s.publisher))
     order by lower(s.name) collate "C", s.name collate "C", s.publisher collate "C", grouping(s.version) desc, s.version collate "C"`.execute(db);
-  return rows;
+  return { items: rows, next };
 }

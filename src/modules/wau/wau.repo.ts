@@ -1,20 +1,20 @@
 // All SQL of winget-autoupdate rules: the rules of a customer, the package ids of one action for the
 // lists, and when the customer's rules last changed.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database, WauAction, WauRulesTable } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 
 type Db = Kysely<Database>;
 
 export type WauRuleRow = Selectable<WauRulesTable>;
 
-export function listRules(db: Db, customerId: number): Promise<WauRuleRow[]> {
-  return db
-    .selectFrom('wau_rules')
-    .selectAll()
-    .where('customer_id', '=', customerId)
-    .orderBy(sql`package_id collate "C"`)
-    .orderBy('id')
-    .execute();
+/** By package id in byte order (as in the list files), then id. */
+const BY_PACKAGE_ID = keyset([keyColumn(sql`package_id collate "C"`, 'text'), keyColumn('id', 'int8')]);
+
+export async function listRules(db: Db, customerId: number, page: PageRequest): Promise<Page<WauRuleRow>> {
+  const query = db.selectFrom('wau_rules').selectAll().where('customer_id', '=', customerId);
+  return toPage(await keysetPage(query, BY_PACKAGE_ID, page).execute(), page.limit);
 }
 
 /** Throws the database's unique violation when the customer has a rule for the package (any case). */

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams } from '../../http/common-schemas.js';
+import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { AppError } from '../../platform/errors.js';
 import type { WauAction } from '../../db/schema.js';
 import {
@@ -15,10 +16,13 @@ import {
   ruleSchema,
   toRuleDto,
 } from './wau.schemas.js';
-import type { WauService } from './wau.service.js';
+import type { InventoryProduct, WauService } from './wau.service.js';
 
 const tags = ['software updates'];
 const scopeNote = "A customer outside the caller's customer scope is 404.";
+
+const RULE_LIST = allByDefault('by package id (byte order, as in the list files), then id');
+const INVENTORY_LIST = allByDefault('by name ignoring case, then name and publisher (byte order)');
 
 const LISTS: ReadonlyArray<{ path: 'included' | 'excluded'; action: WauAction }> = [
   { path: 'included', action: 'allow' },
@@ -32,13 +36,17 @@ export const wauRoutes: FastifyPluginAsyncZod<{ wau: WauService }> = async (app,
       config: { access: 'read' },
       schema: {
         summary: "The customer's software-update rules",
-        description: `Ordered by package id. ${scopeNote}`,
+        description: listDescription(RULE_LIST, scopeNote),
         tags,
         params: idParams,
-        response: { 200: z.array(ruleSchema) },
+        querystring: z.object(pageQuery(RULE_LIST)),
+        response: { 200: listResponse(ruleSchema, RULE_LIST) },
       },
     },
-    async (request) => (await wau.listRules(callerOf(request), request.params.id)).map(toRuleDto),
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, RULE_LIST, { item: ruleSchema, dto: toRuleDto, fetch: (page) => wau.listRules(caller, request.params.id, page) });
+    },
   );
 
   app.post(
@@ -94,15 +102,21 @@ export const wauRoutes: FastifyPluginAsyncZod<{ wau: WauService }> = async (app,
       config: { access: 'read' },
       schema: {
         summary: "Software on the customer's Windows agents, with agent counts per version",
-        description:
+        description: listDescription(
+          INVENTORY_LIST,
           "From the latest `software` list each of the customer's Windows agents sent with a heartbeat (system components never appear). " +
-          `One entry per name and publisher, ordered by name. ${scopeNote}`,
+            `One entry per name and publisher. ${scopeNote}`,
+        ),
         tags,
         params: idParams,
-        response: { 200: z.array(inventoryItemSchema) },
+        querystring: z.object(pageQuery(INVENTORY_LIST)),
+        response: { 200: listResponse(inventoryItemSchema, INVENTORY_LIST) },
       },
     },
-    async (request) => wau.inventory(callerOf(request), request.params.id),
+    async (request, reply) => {
+      const caller = callerOf(request);
+      return sendList(request, reply, INVENTORY_LIST, { item: inventoryItemSchema, dto: (p: InventoryProduct) => p, fetch: (page) => wau.inventory(caller, request.params.id, page) });
+    },
   );
 
   for (const { path, action } of LISTS) {

@@ -7,6 +7,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.js'
 import type { Database, WauAction } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import { assertInScope, type Caller } from '../auth/caller.js';
 import * as customers from '../customers/customers.repo.js';
 import { compareVersions } from '../firmware/versions.js';
@@ -34,9 +35,9 @@ export class WauService {
     private readonly clock: Clock,
   ) {}
 
-  async listRules(caller: Caller, customerId: number): Promise<repo.WauRuleRow[]> {
+  async listRules(caller: Caller, customerId: number, page: PageRequest): Promise<Page<repo.WauRuleRow>> {
     await this.customer(caller, customerId);
-    return repo.listRules(this.db, customerId);
+    return repo.listRules(this.db, customerId, page);
   }
 
   async createRule(
@@ -78,11 +79,12 @@ export class WauService {
   }
 
   /** The software of the customer's Windows agents, per program with the agent count of each version. */
-  async inventory(caller: Caller, customerId: number): Promise<InventoryProduct[]> {
+  async inventory(caller: Caller, customerId: number, page: PageRequest): Promise<Page<InventoryProduct>> {
     await this.customer(caller, customerId);
     const products: InventoryProduct[] = [];
+    const counts = await inventory.aggregateInventory(this.db, customerId, page);
     // Rows come ordered by program, each program's total (version null) before its versions.
-    for (const row of await inventory.aggregateInventory(this.db, customerId)) {
+    for (const row of counts.items) {
       if (row.version === null) {
         products.push({ name: row.name, publisher: row.publisher, agent_count: row.agent_count, versions: [] });
       } else {
@@ -91,7 +93,7 @@ export class WauService {
     }
     // Newest version first, numeric-aware (10.0 after 9.1).
     for (const p of products) p.versions.sort((a, b) => compareVersions(b.version, a.version));
-    return products;
+    return { items: products, next: counts.next };
   }
 
   /**
