@@ -1,4 +1,4 @@
-// Request and response pieces shared by every feature: ids in paths, list limits, timestamps.
+// Request and response pieces shared by every feature: ids in paths, timestamps (list paging: pagination.ts).
 import { z } from 'zod';
 
 /** Largest value of a PostgreSQL integer column; larger ids can only be "not found". */
@@ -28,17 +28,6 @@ export function toTimestamp(value: Date): string;
 export function toTimestamp(value: Date | null): string | null;
 export function toTimestamp(value: Date | null): string | null {
   return value ? value.toISOString() : null;
-}
-
-/** `limit` per contract §0: integer ≥ 1, clamped to the list's maximum. */
-export function limitSchema(defaultLimit: number, max: number) {
-  return z.coerce
-    .number()
-    .int()
-    .min(1)
-    .transform((v) => Math.min(v, max))
-    .default(defaultLimit)
-    .describe(`Default ${defaultLimit}, at most ${max} (larger values are clamped)`);
 }
 
 export const okSchema = z.object({ ok: z.literal(true) });

@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/db-errors.js';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { AppError } from '../../platform/errors.js';
 import type { CallstatusDatabase } from './schema.js';
 
@@ -24,6 +26,10 @@ export interface CrudResource<Body extends z.ZodObject> {
   missingReference?: string;
 }
 
+const BY_ID = keyset([keyColumn('id', 'int4')]);
+const ROW_LIST = allByDefault('by id');
+const listQuery = z.object(pageQuery(ROW_LIST));
+
 const idParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 export function registerCrud<Body extends z.ZodObject>(app: FastifyInstance, db: Kysely<CallstatusDatabase>, r: CrudResource<Body>): void {
@@ -39,8 +45,15 @@ export function registerCrud<Body extends z.ZodObject>(app: FastifyInstance, db:
     throw err;
   };
 
-  api.get(r.path, { schema: { summary: `List ${r.noun}s`, tags, security, response: { 200: z.array(r.row) } } }, async () =>
-    table.selectFrom(r.table).selectAll().orderBy('id').execute(),
+  api.get(
+    r.path,
+    { schema: { summary: `List ${r.noun}s`, description: listDescription(ROW_LIST), tags, security, querystring: listQuery, response: { 200: listResponse(r.row, ROW_LIST) } } },
+    async (request, reply) =>
+      sendList(request, reply, ROW_LIST, {
+        item: r.row as z.ZodType<Record<string, unknown>>,
+        fetch: async (page) => toPage(await keysetPage(table.selectFrom(r.table).selectAll(), BY_ID, page).execute(), page.limit),
+        dto: (row: Record<string, unknown>) => row,
+      }),
   );
 
   api.post(r.path, { schema: { summary: `Create a ${r.noun}`, tags, security, body: r.body, response: { 201: r.row } } }, async (request, reply) => {

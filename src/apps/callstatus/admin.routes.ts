@@ -5,7 +5,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { idRefSchema, limitSchema } from '../../http/common-schemas.js';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import { idRefSchema } from '../../http/common-schemas.js';
+import { allByDefault, listDescription, listResponse, pageQuery, sendList, type ListSpec } from '../../http/pagination.js';
 import { AppError } from '../../platform/errors.js';
 import { registerCrud } from './admin-crud.js';
 import type { CallstatusDatabase } from './schema.js';
@@ -33,6 +35,13 @@ const assignmentBody = z.object({ user_id: idRefSchema, device_id: idRefSchema, 
 const colorBody = z.object({ status_key: text(64).min(1), r: byte, g: byte, b: byte, effect: text(64).optional().describe("Default '' (solid)") });
 /** The stored row: every field present. */
 const withId = <T extends z.ZodObject>(body: T) => body.required().extend({ id: z.number().int() });
+
+const ACTIVITY_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (time, then id, descending)' };
+const NEWEST_FIRST = keyset([keyColumn('time', 'timestamptz'), keyColumn('id', 'int8')], true);
+const activitySchema = z.object({ time: z.string(), user: z.string(), attendance: z.string(), new_status: z.string(), action: z.string(), request: z.string(), result: z.string() });
+const STATE_LIST = allByDefault('by display name, then user id');
+const BY_DISPLAY_NAME = keyset([keyColumn('u.display_name', 'text'), keyColumn('s.user_id', 'int4')]);
+const stateSchema = z.object({ user_id: z.number().int(), user: z.string(), attendance: z.string(), collaboration_status: z.string(), phone_active: z.number().int(), updated_at: z.string() });
 
 export const adminRoutes: FastifyPluginAsyncZod<{ db: Kysely<CallstatusDatabase>; adminToken: string | undefined }> = async (app, { db, adminToken }) => {
   const expected = adminToken ? digest(adminToken) : undefined;
@@ -70,20 +79,19 @@ export const adminRoutes: FastifyPluginAsyncZod<{ db: Kysely<CallstatusDatabase>
     {
       schema: {
         summary: 'Activity log, newest first',
+        description: listDescription(ACTIVITY_LIST),
         tags: ['admin'],
         security: [{ bearer: [] }],
-        querystring: z.object({ limit: limitSchema(100, 1000) }),
-        response: {
-          200: z.array(
-            z.object({ time: z.string(), user: z.string(), attendance: z.string(), new_status: z.string(), action: z.string(), request: z.string(), result: z.string() }),
-          ),
-        },
+        querystring: z.object(pageQuery(ACTIVITY_LIST)),
+        response: { 200: listResponse(activitySchema, ACTIVITY_LIST) },
       },
     },
-    async (request) => {
-      const rows = await db.selectFrom('callstatus_activity').selectAll().orderBy('time', 'desc').orderBy('id', 'desc').limit(request.query.limit).execute();
-      return rows.map((r) => ({ time: r.time.toISOString(), user: r.user_name, attendance: r.attendance, new_status: r.new_status, action: r.action, request: r.request, result: r.result }));
-    },
+    async (request, reply) =>
+      sendList(request, reply, ACTIVITY_LIST, {
+        item: activitySchema,
+        fetch: async (page) => toPage(await keysetPage(db.selectFrom('callstatus_activity').selectAll(), NEWEST_FIRST, page).execute(), page.limit),
+        dto: (r) => ({ time: r.time.toISOString(), user: r.user_name, attendance: r.attendance, new_status: r.new_status, action: r.action, request: r.request, result: r.result }),
+      }),
   );
 
   app.get(
@@ -91,23 +99,23 @@ export const adminRoutes: FastifyPluginAsyncZod<{ db: Kysely<CallstatusDatabase>
     {
       schema: {
         summary: 'Current state per user',
+        description: listDescription(STATE_LIST),
         tags: ['admin'],
         security: [{ bearer: [] }],
-        response: {
-          200: z.array(
-            z.object({ user_id: z.number().int(), user: z.string(), attendance: z.string(), collaboration_status: z.string(), phone_active: z.number().int(), updated_at: z.string() }),
-          ),
-        },
+        querystring: z.object(pageQuery(STATE_LIST)),
+        response: { 200: listResponse(stateSchema, STATE_LIST) },
       },
     },
-    async () => {
-      const rows = await db
+    async (request, reply) => {
+      const states = db
         .selectFrom('callstatus_state as s')
         .innerJoin('callstatus_users as u', 'u.id', 's.user_id')
-        .select(['s.user_id', 'u.display_name', 's.attendance', 's.collaboration_status', 's.phone_active', 's.updated_at'])
-        .orderBy('u.display_name')
-        .execute();
-      return rows.map((r) => ({ user_id: r.user_id, user: r.display_name, attendance: r.attendance, collaboration_status: r.collaboration_status, phone_active: r.phone_active, updated_at: r.updated_at.toISOString() }));
+        .select(['s.user_id', 'u.display_name', 's.attendance', 's.collaboration_status', 's.phone_active', 's.updated_at']);
+      return sendList(request, reply, STATE_LIST, {
+        item: stateSchema,
+        fetch: async (page) => toPage(await keysetPage(states, BY_DISPLAY_NAME, page).execute(), page.limit),
+        dto: (r) => ({ user_id: r.user_id, user: r.display_name, attendance: r.attendance, collaboration_status: r.collaboration_status, phone_active: r.phone_active, updated_at: r.updated_at.toISOString() }),
+      });
     },
   );
 };

@@ -1,14 +1,18 @@
 // Attendance from the time-tracking system (callstatus.md §3, §4): stored per user, never touching the
 // lights or phone_active. Personnel numbers match with `~` and white space removed on both sides.
 import { sql, type Kysely } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
 import type { CallstatusDatabase } from './schema.js';
 
 export const ATTENDANCE_VALUES = ['anwesend', 'abwesend', 'homeoffice'] as const;
 export type Attendance = (typeof ATTENDANCE_VALUES)[number];
 
 /** `~12 34` → `1234`. */
+const BY_DISPLAY_NAME = keyset([keyColumn('u.display_name', 'text'), keyColumn('u.id', 'int4')]);
+
 export const normalizePersonalNr = (value: string) => value.replace(/[~\s]/g, '');
 
 export class AttendanceService {
@@ -49,15 +53,13 @@ export class AttendanceService {
   }
 
   /** Active users by display name, with `unbekannt` for no attendance yet. */
-  async list(): Promise<Array<{ user: string; personal_nr: string; status: string }>> {
-    const rows = await this.db
+  async list(page: PageRequest): Promise<Page<{ user: string; personal_nr: string; status: string }>> {
+    const query = this.db
       .selectFrom('callstatus_users as u')
       .leftJoin('callstatus_state as s', 's.user_id', 'u.id')
       .select(['u.display_name', 'u.personal_nr', 's.attendance'])
-      .where('u.active', '=', true)
-      .orderBy('u.display_name')
-      .orderBy('u.id')
-      .execute();
-    return rows.map((r) => ({ user: r.display_name, personal_nr: r.personal_nr, status: r.attendance || 'unbekannt' }));
+      .where('u.active', '=', true);
+    const rows = toPage(await keysetPage(query, BY_DISPLAY_NAME, page).execute(), page.limit);
+    return { items: rows.items.map((r) => ({ user: r.display_name, personal_nr: r.personal_nr, status: r.attendance || 'unbekannt' })), next: rows.next };
   }
 }

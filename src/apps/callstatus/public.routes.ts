@@ -2,6 +2,7 @@
 // JSON attendance with the 400/400/404/200 rules.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import type { AttendanceService } from './attendance.js';
 import { AttendanceService as Attendance, ATTENDANCE_VALUES } from './attendance.js';
 import { unknownExtension, type CallEvent, type CallEvents } from './call-events.js';
@@ -14,6 +15,9 @@ POST /api/attendance/{personal_nr}  JSON {"status": "${ATTENDANCE_VALUES.join('"
 GET  /api/attendance              attendance of all active users
 Admin API: /api/admin/* (Bearer CALLSTATUS_ADMIN_TOKEN); OpenAPI: /api/openapi.json
 `;
+
+const ATTENDANCE_LIST = allByDefault('by display name, then user id');
+const attendanceSchema = z.object({ user: z.string(), personal_nr: z.string(), status: z.string().describe('anwesend, abwesend, homeoffice or unbekannt') });
 
 /** Extensions are echoed back in the text; anything longer is not an extension. */
 const MAX_EXTENSION = 64;
@@ -61,10 +65,12 @@ export const publicRoutes: FastifyPluginAsyncZod<{ calls: CallEvents; attendance
     {
       schema: {
         summary: 'Attendance of all active users, by display name',
-        response: { 200: z.array(z.object({ user: z.string(), personal_nr: z.string(), status: z.string().describe('anwesend, abwesend, homeoffice or unbekannt') })) },
+        description: listDescription(ATTENDANCE_LIST),
+        querystring: z.object(pageQuery(ATTENDANCE_LIST)),
+        response: { 200: listResponse(attendanceSchema, ATTENDANCE_LIST) },
       },
     },
-    async () => attendance.list(),
+    async (request, reply) => sendList(request, reply, ATTENDANCE_LIST, { item: attendanceSchema, fetch: (page) => attendance.list(page), dto: (a: z.infer<typeof attendanceSchema>) => a }),
   );
 };
 
