@@ -1,7 +1,8 @@
 // The web console as a technician uses it, in headless Chromium against the real server with the
 // project's reference agent connected over its real WebSocket: sign-in with 2FA, the fleet page, a
 // metrics chart drawn from real samples, two backups and their diff, a command's output, a tunnel
-// opened, used and closed. The agent's hostname is hostile HTML, which must show as text everywhere.
+// opened (with who may connect), used and closed. The agent's hostname is hostile HTML, which must show
+// as text everywhere.
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,10 +123,15 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
     await agentPage('tunnels');
     await page.getByLabel('Target host').fill('127.0.0.1');
     await page.getByLabel('Target port').fill(String(echoPort));
+    await page.getByLabel('Who may connect to the proxy port (optional)').fill('127.0.0.1, 127.0.0.2');
     await page.getByRole('button', { name: 'Open tunnel' }).click();
     const card = page.getByTestId('tunnel-row');
     await card.waitFor({ timeout: 15_000 });
     expect(await card.textContent()).toContain(`127.0.0.1:${echoPort}`);
+    // Whose it is and who may connect; the CLI must sign in as its opener, so the command takes a token.
+    expect(await card.locator('dd', { hasText: 'you (admin)' }).count()).toBe(1);
+    expect(await card.locator('dd', { hasText: '127.0.0.1, 127.0.0.2' }).count()).toBe(1);
+    expect(await card.locator('.connect-command-text').textContent()).toMatch(/^RMM_TOKEN=\.\.\. npm run cli -- tunnel connect /);
     const proxyPort = Number(await card.locator('.tunnel-port strong').textContent());
     const echoed = await exchange(await connect(proxyPort), Buffer.from('through the console tunnel'));
     expect(echoed.toString()).toBe('through the console tunnel');

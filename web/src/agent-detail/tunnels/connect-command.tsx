@@ -1,11 +1,12 @@
 // The CLI command that turns a tunnel into a local port on the technician's machine, with a copy
-// button. The Clipboard API exists only in secure contexts (HTTPS or localhost); elsewhere the
-// command is selected so Ctrl+C copies it.
+// button, and optionally a second one that copies it with the technician's own credential filled in
+// (never shown on the page). The Clipboard API exists only in secure contexts (HTTPS or localhost);
+// elsewhere the shown command is selected so Ctrl+C copies it, and the filled-in one cannot be copied.
 import { useEffect, useRef, useState } from 'react';
 
-export function ConnectCommand({ command }: { command: string }) {
+export function ConnectCommand({ command, filled }: { command: string; filled?: { label: string; command: string } }) {
   const codeRef = useRef<HTMLElement>(null);
-  const [status, setStatus] = useState<'' | 'copied' | 'selected'>('');
+  const [status, setStatus] = useState<'' | 'copied' | 'selected' | 'no-clipboard'>('');
 
   useEffect(() => {
     if (!status) return;
@@ -21,13 +22,13 @@ export function ConnectCommand({ command }: { command: string }) {
     setStatus('selected');
   };
 
-  const copy = async () => {
+  const copy = async (text: string, orElse: () => void) => {
     try {
       if (!navigator.clipboard) throw new Error('no clipboard');
-      await navigator.clipboard.writeText(command);
+      await navigator.clipboard.writeText(text);
       setStatus('copied');
     } catch {
-      select();
+      orElse();
     }
   };
 
@@ -37,11 +38,22 @@ export function ConnectCommand({ command }: { command: string }) {
         {command}
       </code>
       <div className="row connect-command-actions">
-        <button type="button" onClick={() => void copy()}>
+        <button type="button" onClick={() => void copy(command, select)}>
           Copy command
         </button>
+        {filled && (
+          <button type="button" onClick={() => void copy(filled.command, () => setStatus('no-clipboard'))}>
+            {filled.label}
+          </button>
+        )}
         <span className="muted" role="status">
-          {status === 'copied' ? 'Copied.' : status === 'selected' ? 'Selected: press Ctrl+C (⌘C on a Mac) to copy.' : ''}
+          {status === 'copied'
+            ? 'Copied.'
+            : status === 'selected'
+              ? 'Selected: press Ctrl+C (⌘C on a Mac) to copy.'
+              : status === 'no-clipboard'
+                ? 'This browser copies only over HTTPS or on localhost.'
+                : ''}
         </span>
       </div>
     </div>

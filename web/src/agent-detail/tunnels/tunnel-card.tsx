@@ -1,16 +1,21 @@
-// One open tunnel: where it leads, the proxy port (what the technician connects to), its traffic, how
-// to reach it from another machine, and "Close", which ends every session in it.
+// One open tunnel: where it leads, the proxy port (what the technician connects to), who opened it and
+// who may connect, its traffic, how to reach it from another machine, and "Close", which ends every
+// session in it (anyone who may write may close a tunnel; only its opener may use it through the CLI).
 import { useState } from 'react';
 import { api } from '../../api/client';
+import { useSessionState } from '../../api/session';
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { ConfirmButton, ErrorBanner, RelativeTime } from '../../ui/widgets';
 import { ConnectCommand } from './connect-command';
-import { connectCommand, directAddress, hostPort, suggestedListen, tunnelsPath, type Tunnel } from './tunnel-types';
+import { connectCommand, directAddress, hostPort, openerText, suggestedListen, tunnelsPath, type Tunnel } from './tunnel-types';
 
 export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: string; tunnel: Tunnel; isNew: boolean; onClosed: () => void }) {
   const [error, setError] = useState<unknown>();
   const target = hostPort(tunnel.target_host, tunnel.target_port);
   const direct = directAddress(tunnel, location.hostname);
+  const session = useSessionState().session;
+  const mine = tunnel.opened_by.type === 'user' && tunnel.opened_by.name === session?.username;
+  const allowed = tunnel.allow_from.join(', ');
 
   const close = async () => {
     setError(undefined);
@@ -40,8 +45,18 @@ export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: stri
       <dl className="facts tunnel-facts">
         <dt>Listens on</dt>
         <dd className="mono">{hostPort(tunnel.bind_address, tunnel.proxy_port)}</dd>
+        <dt>Opened by</dt>
+        <dd>{openerText(tunnel.opened_by, session?.username)}</dd>
+        <dt>May connect</dt>
+        <dd>
+          <span className="mono">{allowed}</span>
+          {tunnel.refused_connections > 0 && <span className="muted"> ({tunnel.refused_connections} refused from other addresses)</span>}
+        </dd>
         <dt>Sessions</dt>
-        <dd>{tunnel.sessions}</dd>
+        <dd>
+          {tunnel.sessions}
+          {tunnel.paused_sessions > 0 && <span className="muted"> ({tunnel.paused_sessions} waiting for a slow client)</span>}
+        </dd>
         <dt>Traffic</dt>
         <dd>
           {formatBytes(tunnel.bytes_in)} to the target, {formatBytes(tunnel.bytes_out)} back
@@ -57,18 +72,32 @@ export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: stri
       <p className="tunnel-how">
         {direct ? (
           <>
-            Connect directly to <strong className="mono">{direct}</strong> where that address is reachable, or from your machine run:
+            Connect directly to <strong className="mono">{direct}</strong> from <span className="mono">{allowed}</span>, or from any machine run:
           </>
         ) : (
           <>
-            The proxy port listens on the server itself only. From your machine, run this and connect to{' '}
+            The proxy port listens on the server itself only. From your machine, run this (no open port needed) and connect to{' '}
             <strong className="mono">{suggestedListen(tunnel.target_port)}</strong>:
           </>
         )}
       </p>
-      <ConnectCommand command={connectCommand(location.origin, tunnel)} />
+      <ConnectCommand
+        command={connectCommand(location.origin, tunnel)}
+        filled={mine && session ? { label: 'Copy with my access token', command: connectCommand(location.origin, tunnel, session.token) } : undefined}
+      />
       <p className="muted tunnel-note">
-        Replace <code>...</code> with a write or admin API key (or set <code>RMM_TOKEN</code> instead). The tunnel closes after 30 minutes without sessions.
+        {tunnel.opened_by.type === 'api_key' ? (
+          <>
+            Replace <code>...</code> with the API key that opened the tunnel ({tunnel.opened_by.name}, {tunnel.opened_by.key_hint}): only it may use the tunnel this way.
+          </>
+        ) : mine ? (
+          <>
+            Only you may use this tunnel this way: replace <code>...</code> with your access token (the second button fills it in; it expires with your sign-in).
+          </>
+        ) : (
+          <>Only {openerText(tunnel.opened_by, session?.username)} may use this tunnel this way.</>
+        )}{' '}
+        The tunnel closes after 30 minutes without sessions.
       </p>
     </article>
   );

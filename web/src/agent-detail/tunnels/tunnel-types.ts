@@ -1,5 +1,6 @@
 // Tunnel shapes of the API (contract §8) and how the console tells a technician to reach one: the
-// proxy port directly where it is reachable, otherwise the CLI's `tunnel connect` over the WebSocket.
+// proxy port directly where it is reachable (from the tunnel's allow_from addresses only), otherwise the
+// CLI's `tunnel connect` over the WebSocket, signed in as whoever opened the tunnel.
 export interface OpenedTunnel {
   tunnel_id: string;
   agent_id: string;
@@ -9,10 +10,16 @@ export interface OpenedTunnel {
   target_port: number;
   created_at: string;
   proxy_path: string;
+  /** Client addresses and networks the proxy port lets in. */
+  allow_from: string[];
+  opened_by: { type: 'user' | 'api_key'; name: string; key_hint: string | null };
+  refused_connections: number;
 }
 
 export interface Tunnel extends OpenedTunnel {
   sessions: number;
+  /** Sessions the agent holds until a slow client catches up. */
+  paused_sessions: number;
   /** Client → target. */
   bytes_in: number;
   /** Target → client. */
@@ -22,6 +29,27 @@ export interface Tunnel extends OpenedTunnel {
 
 /** Same rule as the server's (POST /agents/{id}/tunnel). */
 export const TARGET_HOST = /^[A-Za-z0-9.:_-]{1,253}$/;
+
+/** The server allows at most this many allow_from entries. */
+export const MAX_ALLOW_FROM = 16;
+
+/**
+ * "10.0.0.5, 192.168.1.0/24" → the list; empty → undefined (the server then allows the address the
+ * request comes from). Each entry is checked by the server, which names a bad one.
+ */
+export function parseAllowFrom(text: string): string[] | undefined {
+  const entries = text
+    .split(/[\s,]+/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return entries.length > 0 ? entries : undefined;
+}
+
+/** "you", "user anna" or "API key ci (rmm_abcd…wxyz)". */
+export function openerText(openedBy: OpenedTunnel['opened_by'], username: string | undefined): string {
+  if (openedBy.type === 'user') return openedBy.name === username ? `you (${openedBy.name})` : `user ${openedBy.name}`;
+  return `API key ${openedBy.name} (${openedBy.key_hint ?? ''})`;
+}
 
 export function tunnelsPath(agentId: string, rest: string): string {
   return `/agents/${encodeURIComponent(agentId)}${rest}`;
@@ -52,7 +80,12 @@ function shellWord(value: string): string {
   return /^[A-Za-z0-9_:/.@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The README's command for this tunnel; the key stays a placeholder the technician fills in. */
-export function connectCommand(origin: string, tunnel: Pick<Tunnel, 'tunnel_id' | 'target_port'>): string {
-  return `RMM_API_KEY=... npm run cli -- tunnel connect --server ${shellWord(origin)} --tunnel ${shellWord(tunnel.tunnel_id)} --listen ${suggestedListen(tunnel.target_port)}`;
+/**
+ * The README's command for this tunnel. Only its opener may use the tunnel's WebSocket, so a tunnel
+ * opened by a user signs in with that user's token (RMM_TOKEN), one opened by a key with that key; the
+ * credential stays a placeholder unless `token` is given.
+ */
+export function connectCommand(origin: string, tunnel: Pick<Tunnel, 'tunnel_id' | 'target_port' | 'opened_by'>, token?: string): string {
+  const credential = tunnel.opened_by.type === 'user' ? `RMM_TOKEN=${token ? shellWord(token) : '...'}` : 'RMM_API_KEY=...';
+  return `${credential} npm run cli -- tunnel connect --server ${shellWord(origin)} --tunnel ${shellWord(tunnel.tunnel_id)} --listen ${suggestedListen(tunnel.target_port)}`;
 }
