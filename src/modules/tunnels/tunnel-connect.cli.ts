@@ -1,5 +1,6 @@
 // `npm run cli -- tunnel connect --server URL --tunnel ID --listen 127.0.0.1:PORT`: exposes a tunnel's
-// proxy WebSocket as a local port until interrupted. It talks to a server over HTTP(S) like any API
+// proxy WebSocket as a local port until interrupted, so a technician reaches the tunnel from their own
+// machine without any proxy port being open to them. It talks to a server over HTTP(S) like any API
 // client and needs no database or server configuration.
 import { parseOptions, requireServer, UsageError } from '../../agent/cli-args.js';
 import { exposeTunnel, type TunnelClientOptions } from './tunnel-client.js';
@@ -11,11 +12,15 @@ export const TUNNEL_CONNECT_HELP = `usage: npm run cli -- ${TUNNEL_CONNECT_USAGE
   --server URL      the RMM server, e.g. https://rmm.example.net
   --tunnel ID       tunnel_id from POST /agents/{id}/tunnel
   --listen ADDR     local address, e.g. 127.0.0.1:15900 (default host 127.0.0.1; port 0 picks one)
-  --key KEY         a write or admin API key (or environment variable RMM_API_KEY)
-  --token JWT       a signed-in user's access token instead (or environment variable RMM_TOKEN)
+  --key KEY         the write or admin API key that opened the tunnel (or environment variable RMM_API_KEY)
+  --token JWT       or the access token of the user who opened it (or environment variable RMM_TOKEN)
 
-Every connection to the local port is one session through the tunnel. Prefer the environment
-variables: arguments are visible to other users of the machine.`;
+This is the way to reach a tunnel from another machine without opening any port: it needs only
+HTTPS to the server. Every connection to the local port is one session through the tunnel, over the
+server's WebSocket /api/v1/proxy/{tunnel_id}. A tunnel serves only the user or key that opened it
+(anyone else is refused with 403). If the server cuts a session (its client stopped reading and the
+agent cannot pause it), the local connection is reset, never ended as if the stream were complete.
+Prefer the environment variables: arguments are visible to other users of the machine.`;
 
 export function parseTunnelConnectArgs(argv: string[], env: NodeJS.ProcessEnv): TunnelClientOptions {
   const values = parseOptions(argv, { server: { type: 'string' }, tunnel: { type: 'string' }, listen: { type: 'string' }, key: { type: 'string' }, token: { type: 'string' } });
