@@ -9,6 +9,7 @@ import firmware from './0006_firmware.js';
 import tasks from './0007_tasks.js';
 import wau from './0008_wau.js';
 import attentionFacts from './0009_attention_facts.js';
+import agentListOrder from './0010_agent_list_order.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -22,4 +23,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0007_tasks', tasks],
   ['0008_wau', wau],
   ['0009_attention_facts', attentionFacts],
+  ['0010_agent_list_order', agentListOrder],
 ];

@@ -15,6 +15,7 @@ describe('migration 0009_attention_facts', () => {
     handle = wrapPglite(await PGlite.create(), 'migration 0009 test');
     const before = migrations.findIndex(([name]) => name === '0009_attention_facts');
     await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, before) });
+    const upTo0009 = { ...RMM_MIGRATIONS, list: migrations.slice(0, before + 1) };
     const agent = (id: string, system: string | null) => ({ id, name: id, hostname: id, platform: 'freebsd' as const, system, created_at: new Date() });
     await handle.db
       .insertInto('agents')
@@ -25,7 +26,7 @@ describe('migration 0009_attention_facts', () => {
         agent('never', null),
       ])
       .execute();
-    expect((await migrateToLatest(handle)).applied).toEqual(['0009_attention_facts']);
+    expect((await migrateToLatest(handle, upTo0009)).applied).toEqual(['0009_attention_facts']);
   });
   afterAll(() => handle?.close());
 

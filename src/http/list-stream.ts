@@ -12,30 +12,47 @@ import { z } from 'zod';
 import type { PageKey } from '../platform/paging.js';
 import type { ListSource } from './pagination.js';
 
-/** Rows per read; each read and its encoding is the longest the event loop is held for. */
+/** Rows per read; one read and its encoding is the longest the event loop is held for. */
 export const STREAM_CHUNK = 500;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * Chunks of all streams, one at a time, each on a turn of the event loop of its own. Without this, 20
+ * streams woken in the same turn read and encode 20 chunks before the loop polls its sockets again (on
+ * the embedded database a read is work on this thread too): measured, /healthz waited 100-250 ms. With
+ * it, a waiting request waits for one chunk at most. Paged requests do not queue here.
+ */
+let lastChunk: Promise<unknown> = Promise.resolve();
+function inTurn<T>(chunk: () => Promise<T>): Promise<T> {
+  const run = lastChunk.then(nextTurn).then(chunk);
+  lastChunk = run.catch(() => undefined);
+  return run;
+}
+
 export async function streamList<Row, Dto>(reply: FastifyReply, source: ListSource<Row, Dto>, after: PageKey | null): Promise<FastifyReply> {
-  // Read before answering: a failure here still gets the contract's error body.
-  let page = await source.fetch({ limit: STREAM_CHUNK, after });
   // The same encoding Fastify's serializer gives a page (the response schema's encode, then JSON).
-  const encode = (row: Row) => JSON.stringify(z.encode(source.item, source.dto(row)));
+  const encode = (items: Row[]) => items.map((row) => JSON.stringify(z.encode(source.item, source.dto(row)))).join(',');
+  const read = (position: PageKey | null) =>
+    inTurn(async () => {
+      const page = await source.fetch({ limit: STREAM_CHUNK, after: position });
+      return { text: encode(page.items), next: page.next };
+    });
+  // Read before answering: a failure here still gets the contract's error body.
+  let chunk = await read(after);
   const log = reply.log;
 
   async function* chunks(): AsyncGenerator<string> {
     yield '[';
     let separator = '';
     for (;;) {
-      if (page.items.length > 0) {
-        yield separator + page.items.map(encode).join(',');
+      if (chunk.text !== '') {
+        yield separator + chunk.text;
         separator = ',';
       }
-      if (page.next === null) break;
-      await nextTurn();
+      if (chunk.next === null) break;
       try {
-        page = await source.fetch({ limit: STREAM_CHUNK, after: page.next });
+        chunk = await read(chunk.next);
       } catch (err) {
         log.error({ err }, 'list stream failed after its first chunk; the connection is cut');
         throw err;
