@@ -1,9 +1,10 @@
-// The agents table: sortable by any column (client side: the list is already filtered by the server),
+// The agents table: a sortable header (the server sorts; the column and direction go in the URL),
 // status badges, last heartbeat as relative time.
 import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
 import { Link, setQuery } from '../router';
 import { Empty, RelativeTime, StatusBadge } from '../ui/widgets';
 
+/** The API's `sort` values, one per column. */
 type Column = 'name' | 'hostname' | 'customer' | 'platform' | 'status' | 'last_heartbeat' | 'version';
 
 const COLUMNS: Array<{ id: Column; label: string }> = [
@@ -15,38 +16,14 @@ const COLUMNS: Array<{ id: Column; label: string }> = [
   { id: 'last_heartbeat', label: 'Last heartbeat' },
   { id: 'version', label: 'Agent version' },
 ];
-const STATUS_ORDER = { offline: 0, stale: 1, unknown: 2, online: 3 } as const;
 
-function sortKey(agent: Agent, column: Column, customers: Map<number, Customer>): string | number {
-  switch (column) {
-    case 'customer':
-      return agent.customer_id === null ? '' : (customers.get(agent.customer_id)?.name ?? '').toLowerCase();
-    case 'platform':
-      return agent.platform ?? '';
-    case 'status':
-      return STATUS_ORDER[agent.status];
-    case 'last_heartbeat':
-      return agent.last_heartbeat ? Date.parse(agent.last_heartbeat) : 0;
-    case 'version':
-      return agent.agent_version ?? '';
-    default:
-      return agent[column].toLowerCase();
-  }
+/** The column a URL's `sort` names; name for anything else. */
+export function sortColumn(value: string | null): Column {
+  return COLUMNS.find((c) => c.id === value)?.id ?? 'name';
 }
 
-export function sortAgents(agents: Agent[], column: string, descending: boolean, customers: Map<number, Customer>): Agent[] {
-  const col = (COLUMNS.some((c) => c.id === column) ? column : 'name') as Column;
-  const sorted = [...agents].sort((a, b) => {
-    const ka = sortKey(a, col, customers);
-    const kb = sortKey(b, col, customers);
-    return ka < kb ? -1 : ka > kb ? 1 : a.name.localeCompare(b.name);
-  });
-  return descending ? sorted.reverse() : sorted;
-}
-
-export function AgentTable({ agents, customers, sort, descending }: { agents: Agent[]; customers: Map<number, Customer>; sort: string; descending: boolean }) {
+export function AgentTable({ agents, customers, sort, descending }: { agents: Agent[]; customers: Map<number, Customer>; sort: Column; descending: boolean }) {
   if (agents.length === 0) return <Empty>No agents match.</Empty>;
-  const rows = sortAgents(agents, sort, descending, customers);
   const toggle = (column: Column) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
   return (
     <div className="table-wrap">
@@ -64,7 +41,7 @@ export function AgentTable({ agents, customers, sort, descending }: { agents: Ag
           </tr>
         </thead>
         <tbody>
-          {rows.map((a) => (
+          {agents.map((a) => (
             <tr key={a.id} data-testid="agent-row">
               <td>
                 <Link to={`/agents/${a.id}`}>{a.name}</Link>

@@ -1,17 +1,20 @@
-// All agents with search and filters (customer, status, platform) kept in the URL, so a reload or a
-// shared link shows the same list. The server filters; the table sorts.
+// The agents, a page at a time ("Load more"), with search, filters (customer, status, platform) and the
+// sort kept in the URL, so a reload or a shared link shows the same list. The server filters and sorts:
+// with 10,000 agents the page loads 100 of them, not all.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, STATUSES, type Agent, type Customer, type Platform } from '../api/types';
 import { setQuery, useQuery } from '../router';
-import { ErrorBanner, Loading } from '../ui/widgets';
+import { ErrorBanner, Loading, LoadMore } from '../ui/widgets';
+import { usePagedList } from '../use-paged-list';
 import { useResource } from '../use-resource';
-import { AgentTable } from './agent-table';
+import { AgentTable, sortColumn } from './agent-table';
 import { PreRegisterForm } from './pre-register-form';
 import { CustomerOptions } from '../ui/customer-options';
 
 const REFRESH_MS = 30_000;
 const SEARCH_DELAY_MS = 250;
+const PAGE = 100;
 
 export function AgentsPage() {
   const query = useQuery();
@@ -21,17 +24,23 @@ export function AgentsPage() {
     status: query.get('status') ?? '',
     platform: query.get('platform') ?? '',
   };
-  const agents = useResource(
-    (signal) => api<Agent[]>('/agents', { signal, query: filters }),
-    [filters.q, filters.customer_id, filters.status, filters.platform],
-    { refreshMs: REFRESH_MS },
-  );
+  const sort = sortColumn(query.get('sort'));
+  const descending = query.get('dir') === 'desc';
+  const agents = usePagedList<Agent>('/agents', { ...filters, sort, order: descending ? 'desc' : undefined }, { pageSize: PAGE, refreshMs: REFRESH_MS });
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
   const customerMap = useMemo(() => new Map((customers.data ?? []).map((c) => [c.id, c])), [customers.data]);
 
   return (
     <section>
-      <h1>Agents {agents.data && <span className="muted">({agents.data.length})</span>}</h1>
+      <h1>
+        Agents{' '}
+        {agents.items && (
+          <span className="muted" data-testid="agents-shown">
+            ({agents.items.length}
+            {agents.hasMore ? '+' : ''})
+          </span>
+        )}
+      </h1>
       <div className="row" role="search">
         <SearchBox value={filters.q} />
         <label>
@@ -64,11 +73,8 @@ export function AgentsPage() {
         </label>
       </div>
       <ErrorBanner error={agents.error ?? customers.error} />
-      {agents.data ? (
-        <AgentTable agents={agents.data} customers={customerMap} sort={query.get('sort') ?? 'name'} descending={query.get('dir') === 'desc'} />
-      ) : (
-        !agents.error && <Loading />
-      )}
+      {agents.items ? <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} /> : !agents.error && <Loading />}
+      <LoadMore list={agents} />
       <PreRegisterForm customers={customers.data ?? []} onCreated={agents.reload} />
     </section>
   );

@@ -34,13 +34,18 @@ export function apiUrl(path: string, query?: RequestOptions['query']): string {
 }
 
 async function send(path: string, options: RequestOptions): Promise<Response> {
+  return sendTo(apiUrl(path, options.query), options);
+}
+
+/** `url` is a same-origin path with its query (`/api/v1/…?…`), as a list's Link header gives it. */
+async function sendTo(url: string, options: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const token = options.anonymous ? null : currentToken();
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(apiUrl(path, options.query), {
+    response = await fetch(url, {
       method: options.method ?? 'GET',
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
@@ -62,6 +67,33 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const response = await send(path, options);
   return (await response.json()) as T;
+}
+
+/** One page of a list and the URL of the next (its `Link: <…>; rel="next"`), null after the last. */
+export interface ListPage<T> {
+  items: T[];
+  next: string | null;
+}
+
+/** The next-page URL of a list answer: same origin, so only a path under the API is taken. */
+function nextPageUrl(response: Response): string | null {
+  const match = /<([^>]*)>\s*;\s*rel="?next"?/.exec(response.headers.get('link') ?? '');
+  const url = match?.[1];
+  return url && url.startsWith(`${API}/`) ? url : null;
+}
+
+/** A page of a list: the first (`path` with `query`, which should hold `limit`). */
+export async function apiPage<T>(path: string, options: RequestOptions = {}): Promise<ListPage<T>> {
+  const response = await send(path, options);
+  return { items: (await response.json()) as T[], next: nextPageUrl(response) };
+}
+
+/** The page a previous page's `next` points to, with another page size if given. */
+export async function apiNextPage<T>(next: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<ListPage<T>> {
+  const url = new URL(next, window.location.origin);
+  if (options.limit !== undefined) url.searchParams.set('limit', String(options.limit));
+  const response = await sendTo(`${url.pathname}${url.search}`, { signal: options.signal });
+  return { items: (await response.json()) as T[], next: nextPageUrl(response) };
 }
 
 /** A non-JSON answer (a backup's XML, a text list). */

@@ -82,3 +82,13 @@ export function ConfirmButton({ label, question, onConfirm, busyLabel }: { label
     </button>
   );
 }
+
+/** "Load more" under a paged list, while the server says more items follow. */
+export function LoadMore({ list }: { list: { hasMore: boolean; loadingMore: boolean; loadMore: () => void } }) {
+  if (!list.hasMore) return null;
+  return (
+    <button type="button" className="show-more" data-testid="load-more" disabled={list.loadingMore} onClick={list.loadMore}>
+      {list.loadingMore ? 'Loading…' : 'Load more'}
+    </button>
+  );
+}
