@@ -1,12 +1,10 @@
 // The audit log: who did what, newest first, filtered by actor, action and time range (kept in the
-// URL). The API pages by time only (`to` is inclusive, no cursor), so "Load more" asks for entries up
-// to the oldest one shown and drops those already on screen.
+// URL); "Load more" follows the server's next-page link, back to the oldest entry.
 import { useEffect, useState } from 'react';
-import { api } from '../api/client';
 import { setQuery, useQuery } from '../router';
 import { formatDateTime } from '../ui/format';
-import { Badge, Empty, ErrorBanner, Loading } from '../ui/widgets';
-import { useResource } from '../use-resource';
+import { Badge, Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
+import { usePagedList } from '../use-paged-list';
 import { localToUtc, utcToLocal } from './audit-time';
 import './audit.css';
 
@@ -29,7 +27,6 @@ interface Filters {
 }
 
 const PAGE = 100;
-const MAX_LIMIT = 1000;
 const TYPING_DELAY_MS = 300;
 
 export function AuditPage() {
@@ -67,39 +64,13 @@ export function AuditPage() {
 }
 
 function AuditList({ filters }: { filters: Filters }) {
-  const first = useResource((signal) => api<AuditEntry[]>('/audit', { signal, query: { ...filters, limit: PAGE } }), [JSON.stringify(filters)]);
-  const [older, setOlder] = useState<AuditEntry[]>([]);
-  const [more, setMore] = useState<boolean>();
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [moreError, setMoreError] = useState<unknown>();
-  const entries = [...(first.data ?? []), ...older];
-  const hasMore = more ?? (first.data?.length ?? 0) >= PAGE;
+  const list = usePagedList<AuditEntry>('/audit', { ...filters }, { pageSize: PAGE });
+  const entries = list.items ?? [];
 
-  const loadMore = async () => {
-    const oldest = entries[entries.length - 1];
-    if (!oldest) return;
-    // Entries sharing the oldest time come back again; ask for that many extra so a page still brings new ones.
-    const ties = entries.filter((e) => e.time === oldest.time).length;
-    const limit = Math.min(MAX_LIMIT, PAGE + ties);
-    setLoadingMore(true);
-    setMoreError(undefined);
-    try {
-      const page = await api<AuditEntry[]>('/audit', { query: { ...filters, to: oldest.time, limit } });
-      const seen = new Set(entries.map((e) => e.id));
-      const fresh = page.filter((e) => !seen.has(e.id));
-      setOlder((prev) => [...prev, ...fresh]);
-      setMore(page.length >= limit && fresh.length > 0);
-    } catch (err) {
-      setMoreError(err);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
-
-  if (!first.data) return first.error ? <ErrorBanner error={first.error} /> : <Loading />;
+  if (!list.items) return list.error ? <ErrorBanner error={list.error} /> : <Loading />;
   return (
     <>
-      <ErrorBanner error={first.error} />
+      <ErrorBanner error={list.error} />
       {entries.length === 0 ? (
         <Empty>No audit entries match.</Empty>
       ) : (
@@ -136,12 +107,7 @@ function AuditList({ filters }: { filters: Filters }) {
           </table>
         </div>
       )}
-      <ErrorBanner error={moreError} />
-      {hasMore && entries.length > 0 && (
-        <button type="button" disabled={loadingMore} onClick={() => void loadMore()}>
-          {loadingMore ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      <LoadMore list={list} />
     </>
   );
 }

@@ -6,7 +6,8 @@ import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
 import { ApiKeysPanel } from '../keys/api-keys-panel';
 import { Link, navigate } from '../router';
 import { useActionError } from '../ui/use-action-error';
-import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
+import { ConfirmButton, Empty, ErrorBanner, Loading, LoadMore, RelativeTime, StatusBadge } from '../ui/widgets';
+import { usePagedList } from '../use-paged-list';
 import { useResource } from '../use-resource';
 import { WauSection } from './wau-rules';
 import './customers.css';
@@ -18,6 +19,7 @@ interface CustomerAgent extends Agent {
 }
 
 const AGENTS_REFRESH_MS = 30_000;
+const AGENTS_PAGE = 100;
 
 export function CustomerPage({ id }: { id: string }) {
   // The route gives any text; the API only knows positive integers, so anything else is not found here.
@@ -126,11 +128,10 @@ function EditCustomerForm({ customer, onDone }: { customer: Customer; onDone: (s
 }
 
 function CustomerAgents({ customerId }: { customerId: number }) {
-  const agents = useResource((signal) => api<CustomerAgent[]>(`/customers/${customerId}/agents`, { signal }), [customerId], {
-    refreshMs: AGENTS_REFRESH_MS,
-  });
-  if (!agents.data) return agents.error ? <ErrorBanner error={agents.error} /> : <Loading />;
-  const list = [...agents.data].sort((a, b) => a.name.localeCompare(b.name));
+  // By name, as the server orders them, a page at a time.
+  const agents = usePagedList<CustomerAgent>(`/customers/${customerId}/agents`, {}, { pageSize: AGENTS_PAGE, refreshMs: AGENTS_REFRESH_MS });
+  if (!agents.items) return agents.error ? <ErrorBanner error={agents.error} /> : <Loading />;
+  const list = agents.items;
   return (
     <>
       <ErrorBanner error={agents.error} />
@@ -170,6 +171,7 @@ function CustomerAgents({ customerId }: { customerId: number }) {
           </table>
         </div>
       )}
+      <LoadMore list={agents} />
     </>
   );
 }

@@ -1,11 +1,12 @@
-// All tasks, newest first: what runs where and when, with its status, refreshed every 15 s; a status
-// filter the server applies (kept in the URL so a reload keeps it) and the "New task" form.
-import { useMemo, useState } from 'react';
+// All tasks, newest first, a page at a time: what runs where and when, with its status, refreshed every
+// 15 s; a status filter the server applies (kept in the URL so a reload keeps it) and the "New task" form.
+import { useMemo } from 'react';
 import { api } from '../api/client';
 import type { Agent } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
 import { formatDateTime } from '../ui/format';
-import { Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { Empty, ErrorBanner, Loading, LoadMore, RelativeTime } from '../ui/widgets';
+import { usePagedList } from '../use-paged-list';
 import { useResource } from '../use-resource';
 import { TaskForm } from './task-form';
 import { TaskStatusBadge } from './task-status';
@@ -14,21 +15,27 @@ import './tasks.css';
 
 const REFRESH_MS = 15_000;
 const PAGE = 100;
-const MAX = 1000; // the API's largest limit
 
 export function TasksPage() {
   const wanted = useQuery().get('status');
   const status = TASK_STATUSES.find((s) => s === wanted);
-  const [limit, setLimit] = useState(PAGE);
-  const tasks = useResource((signal) => api<Task[]>('/tasks', { signal, query: { status, limit } }), [status, limit], { refreshMs: REFRESH_MS });
+  const tasks = usePagedList<Task>('/tasks', { status }, { pageSize: PAGE, refreshMs: REFRESH_MS });
   // Names for the agent column and the form's choices; agents come and go far more slowly than tasks run.
   const agents = useResource((signal) => api<Agent[]>('/agents', { signal }), []);
   const agentNames = useMemo(() => new Map((agents.data ?? []).map((a) => [a.id, a.name])), [agents.data]);
-  const list = tasks.data ?? [];
+  const list = tasks.items ?? [];
 
   return (
     <section className="tasks">
-      <h1>Tasks {tasks.data && <span className="muted">({list.length})</span>}</h1>
+      <h1>
+        Tasks{' '}
+        {tasks.items && (
+          <span className="muted">
+            ({list.length}
+            {tasks.hasMore ? '+' : ''})
+          </span>
+        )}
+      </h1>
       <div className="row" role="search">
         {/* Beside, not around, the select: its options ("scheduled") would join the label's name. */}
         <div className="field">
@@ -45,7 +52,7 @@ export function TasksPage() {
         <span className="muted">Refreshed every 15 s</span>
       </div>
       <ErrorBanner error={tasks.error} />
-      {!tasks.data ? (
+      {!tasks.items ? (
         !tasks.error && <Loading />
       ) : list.length === 0 ? (
         <Empty>{status ? `No ${STATUS_LABELS[status]} tasks.` : 'No tasks yet.'}</Empty>
@@ -88,11 +95,7 @@ export function TasksPage() {
           </table>
         </div>
       )}
-      {list.length === limit && limit < MAX && (
-        <button type="button" disabled={tasks.loading} onClick={() => setLimit(Math.min(MAX, limit + PAGE))}>
-          {tasks.loading ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      <LoadMore list={tasks} />
       <ErrorBanner error={agents.error} />
       <TaskForm agents={agents.data} />
     </section>

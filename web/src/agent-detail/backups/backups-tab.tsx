@@ -1,9 +1,9 @@
-// The firewall's configuration backups: take one now, list them, read or download one, delete, and
-// compare any two. The list is the server's (newest first); content is fetched only when asked for.
+// The firewall's configuration backups: take one now, list them (newest first, a page at a time), read
+// or download one, delete, and compare any two of those loaded; content is fetched only when asked for.
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { useResource } from '../../use-resource';
-import { ErrorBanner, Loading } from '../../ui/widgets';
+import { usePagedList } from '../../use-paged-list';
+import { ErrorBanner, Loading, LoadMore } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
 import { BackupDiff } from './backup-diff';
 import { BackupList } from './backup-list';
@@ -12,13 +12,12 @@ import { BackupViewer } from './backup-viewer';
 import { TakeBackup } from './take-backup';
 import './backups.css';
 
-/** The API's maximum page: the diff may compare any two of them. */
-const LIST_LIMIT = 1000;
+const PAGE = 50;
 
 export function BackupsTab({ agent }: TabProps) {
-  const backups = useResource((signal) => api<ConfigBackup[]>(backupsPath(agent.id), { signal, query: { limit: LIST_LIMIT } }), [agent.id]);
+  const backups = usePagedList<ConfigBackup>(backupsPath(agent.id), {}, { pageSize: PAGE });
   const [viewingId, setViewingId] = useState<number>();
-  const list = newestFirst(backups.data ?? []);
+  const list = newestFirst(backups.items ?? []);
   const viewing = list.some((b) => b.id === viewingId) ? viewingId : undefined;
 
   const remove = async (backup: ConfigBackup) => {
@@ -32,13 +31,14 @@ export function BackupsTab({ agent }: TabProps) {
       <TakeBackup agentId={agent.id} connected={agent.connected} onTaken={backups.reload} />
       <h2>Backups</h2>
       <ErrorBanner error={backups.error} />
-      {backups.data ? (
+      {backups.items ? (
         <BackupList agentId={agent.id} agentName={agent.name} backups={list} viewingId={viewing} onView={setViewingId} onDelete={remove} />
       ) : (
         !backups.error && <Loading />
       )}
+      <LoadMore list={backups} />
       {viewing !== undefined && <BackupViewer agentId={agent.id} agentName={agent.name} backupId={viewing} onClose={() => setViewingId(undefined)} />}
-      {backups.data && <BackupDiff agentId={agent.id} agentName={agent.name} backups={list} />}
+      {backups.items && <BackupDiff agentId={agent.id} agentName={agent.name} backups={list} />}
     </div>
   );
 }

@@ -1,31 +1,22 @@
 // The agent's events (status changes and connects/disconnects), newest first, filterable by type and
-// refreshed every 30 s. The API pages by count only, so "Load more" asks for a longer list (up to its
-// maximum of 1,000).
-import { useState } from 'react';
-import { api } from '../../api/client';
+// refreshed every 30 s; "Load more" follows the server's next-page link, back to the first event.
 import type { AgentEvent } from '../../api/types';
 import { setQuery, useQuery } from '../../router';
 import { formatDateTime } from '../../ui/format';
-import { useResource } from '../../use-resource';
-import { Badge, Empty, ErrorBanner, Loading, RelativeTime } from '../../ui/widgets';
+import { usePagedList } from '../../use-paged-list';
+import { Badge, Empty, ErrorBanner, Loading, LoadMore, RelativeTime } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
 
 const TYPES: readonly AgentEvent['type'][] = ['online', 'stale', 'offline', 'connected', 'disconnected'];
 const TONES: Record<AgentEvent['type'], 'good' | 'warn' | 'bad' | 'muted'> = { online: 'good', connected: 'good', stale: 'warn', offline: 'bad', disconnected: 'muted' };
 const PAGE = 100;
-const MAX = 1000;
 const REFRESH_MS = 30_000;
 
 export function EventsTab({ agent }: TabProps) {
   const wanted = useQuery().get('type');
   const type = TYPES.find((t) => t === wanted);
-  const [limit, setLimit] = useState(PAGE);
-  const events = useResource(
-    (signal) => api<AgentEvent[]>(`/agents/${encodeURIComponent(agent.id)}/events`, { signal, query: { limit, type } }),
-    [agent.id, limit, type],
-    { refreshMs: REFRESH_MS },
-  );
-  const list = events.data ?? [];
+  const events = usePagedList<AgentEvent>(`/agents/${encodeURIComponent(agent.id)}/events`, { type }, { pageSize: PAGE, refreshMs: REFRESH_MS });
+  const list = events.items ?? [];
   return (
     <div className="events-tab">
       <div className="row">
@@ -43,7 +34,7 @@ export function EventsTab({ agent }: TabProps) {
         <span className="muted">Refreshed every 30 s</span>
       </div>
       <ErrorBanner error={events.error} />
-      {!events.data ? (
+      {!events.items ? (
         !events.error && <Loading />
       ) : list.length === 0 ? (
         <Empty>{type ? `No ${type} events.` : 'No events yet.'}</Empty>
@@ -71,11 +62,7 @@ export function EventsTab({ agent }: TabProps) {
           </tbody>
         </table>
       )}
-      {list.length === limit && limit < MAX && (
-        <button type="button" className="show-more" disabled={events.loading} onClick={() => setLimit(Math.min(MAX, limit + PAGE))}>
-          {events.loading ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      <LoadMore list={events} />
     </div>
   );
 }
