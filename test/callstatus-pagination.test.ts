@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from './helpers/assertions.js';
 import { addDevice, addUser, create, startCallstatus, type CallstatusTest } from './helpers/callstatus.js';
-import { concatenatedBodies, nextLink, walkPages } from './helpers/paging.js';
+import { expectPagesJoinToWhole, nextLink, walkPages } from './helpers/paging.js';
 
 const ACTIVITY = 1_300;
 let t: CallstatusTest;
@@ -27,27 +27,18 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.close());
 
-async function expectPagesMatch(url: string, unpaged: string, limit: number): Promise<Array<Record<string, unknown>>> {
-  const whole = await t.app.inject({ method: 'GET', url: unpaged, headers: auth });
-  expect(whole.statusCode, whole.body).toBe(200);
-  const walk = await walkPages(t.app, `${url}${url.includes('?') ? '&' : '?'}limit=${limit}`, auth);
-  const all = JSON.parse(whole.body) as Array<Record<string, unknown>>;
-  expect(walk.urls.length, url).toBe(Math.ceil(all.length / limit));
-  expect(concatenatedBodies(walk.bodies), url).toBe(whole.body);
-  return all;
-}
+const expectPagesMatch = (url: string, limit: number) => expectPagesJoinToWhole(t.app, url, url, limit, auth);
 
 describe('call-status lists', () => {
   it.each(['users', 'devices', 'assignments', 'colors'])('/api/admin/%s pages by id and joins to the whole list', async (resource) => {
-    const all = await expectPagesMatch(`/api/admin/${resource}`, `/api/admin/${resource}`, 1);
-    expect(all.length).toBeGreaterThan(1);
+    const all = await expectPagesMatch(`/api/admin/${resource}`, 1);
     expect(all.map((r) => r.id)).toEqual([...all.map((r) => r.id as number)].sort((a, b) => a - b));
   });
 
   it('attendance and the current states page by display name', async () => {
-    const attendance = await expectPagesMatch('/api/attendance', '/api/attendance', 2);
+    const attendance = await expectPagesMatch('/api/attendance', 2);
     expect(attendance.map((a) => a.user)).toEqual(['Anna', 'Bert', 'Carl', 'Zora', 'anna']);
-    const state = await expectPagesMatch('/api/admin/state', '/api/admin/state', 2);
+    const state = await expectPagesMatch('/api/admin/state', 2);
     expect(state).toHaveLength(5);
   });
 

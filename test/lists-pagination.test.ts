@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { FakeClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey, seedUser } from './helpers/identity.js';
-import { concatenatedBodies, insertAgents, nextLink, walkPages } from './helpers/paging.js';
+import { expectPagesJoinToWhole, insertAgents, nextLink, walkPages } from './helpers/paging.js';
 
 let t: TestApp;
 let admin: Record<string, string>;
@@ -56,17 +56,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-/** Pages of `limit` items joined equal the unpaged list, and their count is what `limit` makes. */
-async function expectPagesMatch(path: string, unpagedQuery: string, limit: number, headers = admin): Promise<Array<Record<string, unknown>>> {
+/** Pages of `limit` items of `/api/v1{path}` joined equal the list asked for with `unpagedQuery`. */
+function expectPagesMatch(path: string, unpagedQuery: string, limit: number, headers = admin): Promise<Array<Record<string, unknown>>> {
   const sep = path.includes('?') ? '&' : '?';
-  const whole = await t.app.inject({ method: 'GET', url: `/api/v1${path}${unpagedQuery ? sep + unpagedQuery : ''}`, headers });
-  expect(whole.statusCode, whole.body).toBe(200);
-  const all = JSON.parse(whole.body) as Array<Record<string, unknown>>;
-  expect(all.length, `${path} has more than one page of ${limit}`).toBeGreaterThan(limit);
-  const walk = await walkPages(t.app, `/api/v1${path}${sep}limit=${limit}`, headers);
-  expect(walk.urls.length, path).toBe(Math.ceil(all.length / limit));
-  expect(concatenatedBodies(walk.bodies), path).toBe(whole.body);
-  return all;
+  return expectPagesJoinToWhole(t.app, `/api/v1${path}${unpagedQuery ? sep + unpagedQuery : ''}`, `/api/v1${path}`, limit, headers);
 }
 
 describe('lists that answer everything without limit', () => {

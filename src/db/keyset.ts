@@ -30,6 +30,11 @@ export function keyset(columns: readonly KeyColumn[], descending = false): Keyse
   return { columns, descending };
 }
 
+/** History (events, audit, backups, activity): newest first by time, rows of one instant by id. */
+export function newestFirst(time: string, id: string): Keyset {
+  return keyset([keyColumn(time, 'timestamptz'), keyColumn(id, 'int8')], true);
+}
+
 /** Text of a timestamp in a cursor: UTC with microseconds, which PostgreSQL reads back exactly. */
 const TIMESTAMP_KEY = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
 const MAX_TEXT_KEY = 2000;

@@ -26,6 +26,9 @@ export interface ListSpec {
 /** A list the spec says answers everything: all without `limit`, at most 1000 per page with it. */
 export const allByDefault = (order: string): ListSpec => ({ defaultLimit: 'all', max: 1000, order });
 
+/** A history the contract pages by default (events, audit, activity, backups): newest first. */
+export const newestFirstList = (defaultLimit: number, order = 'newest first (time, then id, descending)'): ListSpec => ({ defaultLimit, max: 1000, order });
+
 /** Parameters that never identify a list: the page size, the position and credentials. */
 const NOT_IDENTIFYING = new Set(['limit', 'cursor', 'api_key', 'token']);
 const MAX_CURSOR_CHARS = 4096;

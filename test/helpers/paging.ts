@@ -57,6 +57,27 @@ export function concatenatedBodies(bodies: readonly string[]): string {
     .join(',')}]`;
 }
 
+/**
+ * Walking `url` with `limit` takes as many pages as `limit` makes of the list `wholeUrl` answers, and
+ * their bodies joined are that answer byte for byte. Returns the whole list.
+ */
+export async function expectPagesJoinToWhole(
+  app: FastifyInstance,
+  wholeUrl: string,
+  url: string,
+  limit: number,
+  headers: Record<string, string> = {},
+): Promise<Array<Record<string, unknown>>> {
+  const whole = await app.inject({ method: 'GET', url: wholeUrl, headers });
+  expect(whole.statusCode, whole.body).toBe(200);
+  const all = JSON.parse(whole.body) as Array<Record<string, unknown>>;
+  expect(all.length, `${wholeUrl} has more than one page of ${limit}`).toBeGreaterThan(limit);
+  const walk = await walkPages(app, `${url}${url.includes('?') ? '&' : '?'}limit=${limit}`, headers);
+  expect(walk.urls.length, url).toBe(Math.ceil(all.length / limit));
+  expect(concatenatedBodies(walk.bodies), url).toBe(whole.body);
+  return all;
+}
+
 export interface BulkAgent {
   id: string;
   name: string;

@@ -5,9 +5,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import { keyColumn, keyset, keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import { idRefSchema } from '../../http/common-schemas.js';
-import { allByDefault, listDescription, listResponse, pageQuery, sendList, type ListSpec } from '../../http/pagination.js';
+import { allByDefault, listDescription, listResponse, newestFirstList, pageQuery, sendList } from '../../http/pagination.js';
 import { AppError } from '../../platform/errors.js';
 import { registerCrud } from './admin-crud.js';
 import type { CallstatusDatabase } from './schema.js';
@@ -36,8 +36,8 @@ const colorBody = z.object({ status_key: text(64).min(1), r: byte, g: byte, b: b
 /** The stored row: every field present. */
 const withId = <T extends z.ZodObject>(body: T) => body.required().extend({ id: z.number().int() });
 
-const ACTIVITY_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (time, then id, descending)' };
-const NEWEST_FIRST = keyset([keyColumn('time', 'timestamptz'), keyColumn('id', 'int8')], true);
+const ACTIVITY_LIST = newestFirstList(100);
+const NEWEST_FIRST = newestFirst('time', 'id');
 const activitySchema = z.object({ time: z.string(), user: z.string(), attendance: z.string(), new_status: z.string(), action: z.string(), request: z.string(), result: z.string() });
 const STATE_LIST = allByDefault('by display name, then user id');
 const BY_DISPLAY_NAME = keyset([keyColumn('u.display_name', 'text'), keyColumn('s.user_id', 'int4')]);

@@ -1,7 +1,7 @@
 // Agent request and response shapes (contract §2).
 import { z } from 'zod';
 import { idRefSchema, idSchema, timestampSchema, toTimestamp, withoutNul } from '../../http/common-schemas.js';
-import { allByDefault, pageQuery, type ListSpec } from '../../http/pagination.js';
+import { allByDefault, newestFirstList, pageQuery } from '../../http/pagination.js';
 import { statusOf } from './agent-status.js';
 import { AGENT_SORTS, PENDING_HOSTNAME } from './agents.repo.js';
 import type { Agent } from './agents.service.js';
@@ -106,7 +106,7 @@ export const agentWithSystemSchema = agentSchema
   .extend({ system: z.unknown().describe('The latest heartbeat body exactly as the agent sent it (null before)') })
   .meta({ id: 'AgentWithSystem' });
 
-export const EVENT_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (time, then id, descending)' };
+export const EVENT_LIST = newestFirstList(100);
 
 export const eventsQuery = z.object({ type: eventTypeSchema.optional(), ...pageQuery(EVENT_LIST) });
 

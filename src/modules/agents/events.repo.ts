@@ -1,6 +1,6 @@
 // All SQL of agent events.
 import { sql, type Kysely } from 'kysely';
-import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import { keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import type { AgentEventType, Database } from '../../db/schema.js';
 import type { PageRequest } from '../../platform/paging.js';
 import type { CustomerScope } from '../auth/caller.js';
@@ -11,8 +11,8 @@ export interface EventFilter {
   scope: CustomerScope;
 }
 
-/** Newest first; events of one time (a monitor pass) by id. */
-const NEWEST_FIRST = keyset([keyColumn('e.created_at', 'timestamptz'), keyColumn('e.id', 'int8')], true);
+/** Events of one time (a monitor pass) by id. */
+const NEWEST_FIRST = newestFirst('e.created_at', 'e.id');
 
 export async function listEvents(db: Kysely<Database>, f: EventFilter, page: PageRequest) {
   const query = db

@@ -1,6 +1,6 @@
 // All SQL of the audit log.
 import type { Insertable, Kysely } from 'kysely';
-import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import { keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import type { AuditLogTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 
@@ -16,8 +16,7 @@ export interface AuditFilter {
   to?: Date | undefined;
 }
 
-/** Newest first; entries of one instant by id. */
-const NEWEST_FIRST = keyset([keyColumn('time', 'timestamptz'), keyColumn('id', 'int8')], true);
+const NEWEST_FIRST = newestFirst('time', 'id');
 
 export async function insertAuditEntries(db: Kysely<Database>, entries: ReadonlyArray<Insertable<AuditLogTable>>): Promise<void> {
   if (entries.length > 0) await db.insertInto('audit_log').values([...entries]).execute();

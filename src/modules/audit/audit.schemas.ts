@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
-import { pageQuery, type ListSpec } from '../../http/pagination.js';
+import { newestFirstList, pageQuery } from '../../http/pagination.js';
 import type { AuditEntryRow } from './audit.repo.js';
 
-export const AUDIT_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (time, then id, descending)' };
+export const AUDIT_LIST = newestFirstList(100);
 
 export const auditQuery = z.object({
   ...pageQuery(AUDIT_LIST),

@@ -1,7 +1,7 @@
 // All SQL of configuration backups. Every read and delete names the agent too, so a backup id of
 // another agent is simply not found.
 import type { Kysely, Selectable } from 'kysely';
-import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import { keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import type { ConfigBackupsTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 
@@ -39,8 +39,7 @@ export function findBackupByHash(db: Db, agentId: string, hash: string): Promise
 }
 
 /** Newest first (ties by id), without content. */
-/** Newest first; backups of one instant by id. */
-const NEWEST_FIRST = keyset([keyColumn('created_at', 'timestamptz'), keyColumn('id', 'int8')], true);
+const NEWEST_FIRST = newestFirst('created_at', 'id');
 
 export async function listBackups(db: Db, agentId: string, page: PageRequest): Promise<Page<BackupMeta>> {
   const query = db.selectFrom('config_backups').select(META_COLUMNS).where('agent_id', '=', agentId);

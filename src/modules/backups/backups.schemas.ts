@@ -1,7 +1,7 @@
 // Configuration backup request and response shapes (contract §7).
 import { z } from 'zod';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
-import { pageQuery, type ListSpec } from '../../http/pagination.js';
+import { newestFirstList, pageQuery } from '../../http/pagination.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { BackupMeta } from './backups.repo.js';
 
@@ -10,7 +10,7 @@ export const backupIdSchema = z.coerce.number().int().min(1).max(Number.MAX_SAFE
 
 export const backupParams = z.object({ id: agentIdSchema, bid: backupIdSchema });
 
-export const BACKUP_LIST: ListSpec = { defaultLimit: 50, max: 1000, order: 'newest first (time, then id, descending)' };
+export const BACKUP_LIST = newestFirstList(50);
 export const listBackupsQuery = z.object(pageQuery(BACKUP_LIST));
 
 export const backupFormatQuery = z.object({

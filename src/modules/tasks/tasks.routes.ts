@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams, idSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
-import { listDescription, listResponse, pageQuery, sendList, type ListSpec } from '../../http/pagination.js';
+import { listDescription, listResponse, newestFirstList, pageQuery, sendList } from '../../http/pagination.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import { TASK_KINDS } from './task-kinds.js';
 import type { Task, TaskRun, TaskService } from './tasks.service.js';
@@ -13,8 +13,8 @@ const tags = ['tasks'];
 const TASK_STATUSES = ['scheduled', 'running', 'completed', 'completed_with_warning', 'error', 'cancelled'] as const;
 const json = z.record(z.string(), z.unknown());
 /** Tasks and runs accumulate without end (recurring tasks run every few minutes): a page by default. */
-const TASK_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (by id, descending)' };
-const RUN_LIST: ListSpec = { defaultLimit: 100, max: 1000, order: 'newest first (by id, descending)' };
+const TASK_LIST = newestFirstList(100, 'newest first (by id, descending)');
+const RUN_LIST = TASK_LIST;
 
 const taskSchema = z.object({
   id: z.number().int(),
