@@ -6,6 +6,7 @@
 // themselves: the heartbeat (stored byte for byte, NUL and all) and the call-status call endpoints
 // (always 200 text). URLs the router cannot decode, or with a path segment over its limit, are 400 in
 // the contract's error body instead of the framework's own (see frameworkErrorHandler).
+import { Stream } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../platform/errors.js';
@@ -41,6 +42,16 @@ const pathOf = (step: Step | undefined): string => {
   return keys.join('.');
 };
 
+/**
+ * Parsed data: JSON bodies, query and path maps (the query parser's objects have a bare prototype of
+ * their own, so "plain" cannot be judged by the prototype). An upload's body is its request stream or a
+ * Buffer, whose object graph (socket, server, cycles) must not be walked: that ran the process out of
+ * memory on the first firmware upload.
+ */
+function isParsedObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !ArrayBuffer.isView(value) && !(value instanceof Stream);
+}
+
 /** The first bad text in a parsed value: walked with a stack, so 10,000-deep nesting is no problem. */
 function findBadText(root: unknown): { path: string; message: string } | undefined {
   const stack: Array<{ value: unknown; at: Step | undefined }> = [{ value: root, at: undefined }];
@@ -51,12 +62,12 @@ function findBadText(root: unknown): { path: string; message: string } | undefin
       if (message) return { path: pathOf(at), message };
     } else if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) stack.push({ value: value[i], at: { key: String(i), parent: at } });
-    } else if (typeof value === 'object' && value !== null) {
+    } else if (isParsedObject(value)) {
       for (const key of Object.keys(value)) {
         const step = { key, parent: at };
         const message = textProblem(key);
         if (message) return { path: pathOf(step), message: `the name ${message}` };
-        stack.push({ value: (value as Record<string, unknown>)[key], at: step });
+        stack.push({ value: value[key], at: step });
       }
     }
   }
