@@ -19,8 +19,8 @@ const NOT_LISTS: Record<string, string> = {
   '/api/v1/agents/{id}/metrics/latest': 'Not paged',
   // The agent's live answer, read from the firewall on each request.
   '/api/v1/agents/{id}/vpn/peers': 'Not paged',
-  // The open tunnels of one agent, in memory, bounded by the proxy port range (the tunnels module's own).
-  '/api/v1/agents/{id}/tunnels': '',
+  // The open tunnels of one agent, in memory, bounded by the proxy port range.
+  '/api/v1/agents/{id}/tunnels': 'Not paged',
 };
 
 let rmm: TestApp;

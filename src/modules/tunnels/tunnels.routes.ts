@@ -105,7 +105,13 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; agent
     '/agents/:id/tunnels',
     {
       config: { access: 'read' },
-      schema: { summary: 'Open tunnels of the agent, with sessions and bytes', tags, params: agentParams, response: { 200: z.array(tunnelWithTrafficSchema) } },
+      schema: {
+        summary: 'Open tunnels of the agent, with sessions and bytes',
+        description: 'Not paged: the agent\'s open tunnels are held in memory, bounded by the proxy port range (TUNNEL_PORT_MIN..MAX).',
+        tags,
+        params: agentParams,
+        response: { 200: z.array(tunnelWithTrafficSchema) },
+      },
     },
     async (request) => {
       const agent = await agents.get(callerOf(request), request.params.id);
