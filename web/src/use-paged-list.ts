@@ -2,8 +2,9 @@
 // more" following the Link, and refreshes that keep as many items as the user has loaded (page after
 // page, never more than the API's 1,000 at once). The filters and sort are the caller's query; a new
 // query starts again at one page. The previous items stay on screen while a refresh runs.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { apiNextPage, apiPage, type RequestOptions } from './api/client';
+import { useResource } from './use-resource';
 
 /** The API's largest page. */
 const MAX_PAGE = 1000;
@@ -36,74 +37,61 @@ export function usePagedList<T extends { id: string | number }>(
   options: { pageSize: number; refreshMs?: number },
 ): PagedList<T> {
   const key = `${path}?${JSON.stringify(query)}`;
-  const [loaded, setLoaded] = useState<Loaded<T>>();
-  const [error, setError] = useState<Error>();
-  const [loading, setLoading] = useState(true);
   const [loadingMore, setLoadingMore] = useState(false);
-  const [generation, setGeneration] = useState(0);
+  const [moreError, setMoreError] = useState<Error>();
   const request = useRef({ path, query, pageSize: options.pageSize });
   request.current = { path, query, pageSize: options.pageSize };
-  /** How many items the user has loaded for `shownKey`; refreshes load as many again. */
+  /** How many items the user has loaded for `key`; refreshes load as many again. */
   const shown = useRef({ key, count: 0 });
   if (shown.current.key !== key) shown.current = { key, count: 0 };
 
-  useEffect(() => {
-    const controller = new AbortController();
-    const signal = controller.signal;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const run = async () => {
-      setLoading(true);
-      try {
-        const { path: listPath, query: listQuery, pageSize } = request.current;
-        const wanted = Math.max(pageSize, shown.current.count);
-        let page = await apiPage<T>(listPath, { signal, query: { ...listQuery, limit: Math.min(wanted, MAX_PAGE) } });
-        let items = page.items;
-        while (items.length < wanted && page.next) {
-          page = await apiNextPage<T>(page.next, { limit: Math.min(wanted - items.length, MAX_PAGE), signal });
-          items = appendNew(items, page.items);
-        }
-        if (signal.aborted) return;
-        shown.current = { key, count: items.length };
-        setLoaded({ key, items, next: page.next });
-        setError(undefined);
-      } catch (err) {
-        if (signal.aborted) return;
-        setError(err as Error);
-      } finally {
-        if (!signal.aborted) setLoading(false);
+  const list = useResource<Loaded<T>>(
+    async (signal) => {
+      const { path: listPath, query: listQuery, pageSize } = request.current;
+      const wanted = Math.max(pageSize, shown.current.count);
+      let page = await apiPage<T>(listPath, { signal, query: { ...listQuery, limit: Math.min(wanted, MAX_PAGE) } });
+      let items = page.items;
+      while (items.length < wanted && page.next) {
+        page = await apiNextPage<T>(page.next, { limit: Math.min(wanted - items.length, MAX_PAGE), signal });
+        items = appendNew(items, page.items);
       }
-      if (options.refreshMs && !signal.aborted) timer = setTimeout(tick, options.refreshMs);
-    };
-    const tick = () => {
-      if (document.visibilityState === 'hidden') timer = setTimeout(tick, options.refreshMs);
-      else void run();
-    };
-    void run();
-    return () => {
-      controller.abort();
-      clearTimeout(timer);
-    };
-  }, [key, generation, options.refreshMs]);
+      if (!signal.aborted) {
+        shown.current = { key, count: items.length };
+        setMoreError(undefined);
+      }
+      return { key, items, next: page.next };
+    },
+    [key],
+    { refreshMs: options.refreshMs },
+  );
 
-  const current = loaded?.key === key ? loaded : undefined;
+  const current = list.data?.key === key ? list.data : undefined;
+  const { update } = list;
   const loadMore = useCallback(() => {
     const next = current?.next;
     if (!next || loadingMore) return;
     setLoadingMore(true);
     apiNextPage<T>(next, { limit: request.current.pageSize })
       .then((page) => {
-        setLoaded((prev) => {
+        update((prev) => {
           if (prev?.key !== key) return prev;
           const items = appendNew(prev.items, page.items);
           shown.current = { key, count: items.length };
           return { key, items, next: page.next };
         });
-        setError(undefined);
+        setMoreError(undefined);
       })
-      .catch((err: Error) => setError(err))
+      .catch((err: Error) => setMoreError(err))
       .finally(() => setLoadingMore(false));
-  }, [current?.next, key, loadingMore]);
-  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  }, [current?.next, key, loadingMore, update]);
 
-  return { items: loaded?.items, error, loading, hasMore: Boolean(current?.next), loadingMore, loadMore, reload };
+  return {
+    items: list.data?.items,
+    error: moreError ?? list.error,
+    loading: list.loading,
+    hasMore: Boolean(current?.next),
+    loadingMore,
+    loadMore,
+    reload: list.reload,
+  };
 }

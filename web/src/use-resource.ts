@@ -7,6 +7,8 @@ export interface Resource<T> {
   error: Error | undefined;
   loading: boolean;
   reload: () => void;
+  /** Changes the data in place until the next load (a page appended by "Load more"). */
+  update: (change: (previous: T | undefined) => T | undefined) => void;
 }
 
 export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[], options: { refreshMs?: number } = {}): Resource<T> {
@@ -47,5 +49,5 @@ export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: 
   }, [...deps, generation, options.refreshMs]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  return { data, error, loading, reload };
+  return { data, error, loading, reload, update: setData };
 }
