@@ -4,7 +4,7 @@
 // which answer 200 text whatever they get (callstatus.md §4), and the service is still ready afterwards.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDevice, addUser, startCallstatus, type CallstatusTest } from './helpers/callstatus.js';
-import { expectAllCovered, fuzzRequests, operationsOf, problemsWith, type Doc, type Operation } from './helpers/openapi-fuzz.js';
+import { expectAllCovered, fuzzEveryOperation, type FuzzRequest, type Operation } from './helpers/openapi-fuzz.js';
 
 const SEED = 29;
 let t: CallstatusTest;
@@ -28,27 +28,11 @@ function known(name: string, op: Operation): string | undefined {
 const isCallEndpoint = (op: Operation) => /^\/\{extension\}\/call(start|end)$/.test(op.path);
 
 it('answers every poisoned request to every operation without a 5xx or internals, and stays ready', { timeout: 120_000 }, async () => {
-  const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
-  const operations = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
-  const sent = new Set<string>();
-  const problems: string[] = [];
-  let count = 0;
-  for (const op of operations) {
-    for (const req of fuzzRequests(doc, op, { seed: SEED, known })) {
-      const res = await t.app.inject({
-        method: req.method as 'GET',
-        url: req.url,
-        headers: { ...(req.authenticated ? { authorization: `Bearer ${t.adminToken}` } : {}), ...(req.payload === undefined ? {} : { 'content-type': 'application/json' }) },
-        payload: req.payload,
-      });
-      count++;
-      for (const p of problemsWith(res, isCallEndpoint(op))) problems.push(`${req.method} ${req.url.slice(0, 100)} [${req.label}]: ${p}`);
-    }
-    sent.add(`${op.method} ${op.path}`);
-  }
-  expect(problems).toEqual([]);
-  expectAllCovered(doc, sent);
-  expect(operations.filter(isCallEndpoint)).toHaveLength(4);
-  expect(count).toBeGreaterThan(operations.length * 5);
+  const credentials = (req: FuzzRequest): Record<string, string> => (req.authenticated ? { authorization: `Bearer ${t.adminToken}` } : {});
+  const run = await fuzzEveryOperation(t.app, '/api/openapi.json', { seed: SEED, known, credentials, plainText200: isCallEndpoint });
+  expect(run.problems).toEqual([]);
+  expectAllCovered(run.doc, run.sent);
+  expect(run.operations.filter(isCallEndpoint)).toHaveLength(4);
+  expect(run.count).toBeGreaterThan(run.operations.length * 5);
   expect((await t.app.inject({ method: 'GET', url: '/api/attendance' })).statusCode).toBe(200);
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey, login } from './helpers/identity.js';
-import { expectAllCovered, fuzzRequests, operationsOf, problemsWith, type Doc, type FuzzRequest, type Operation } from './helpers/openapi-fuzz.js';
+import { expectAllCovered, fuzzEveryOperation, type FuzzRequest, type Operation } from './helpers/openapi-fuzz.js';
 
 const SEED = 29;
 let t: TestApp;
@@ -43,32 +43,13 @@ async function keepSignedIn(): Promise<void> {
 }
 
 it('answers every poisoned request to every operation without a 5xx or internals, and stays ready', { timeout: 240_000 }, async () => {
-  const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
-  // Deletions last, so the other operations find the seeded customer and agent.
-  const operations = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
-  const sent = new Set<string>();
-  const problems: string[] = [];
-  let count = 0;
-  for (const op of operations) {
-    for (const req of fuzzRequests(doc, op, { seed: SEED, known })) {
-      const res = await t.app.inject({
-        method: req.method as 'GET',
-        url: req.url,
-        headers: { ...credentials(req), ...(req.payload === undefined ? {} : { 'content-type': 'application/json' }) },
-        payload: req.payload,
-      });
-      count++;
-      for (const p of problemsWith(res)) problems.push(`${req.method} ${req.url.slice(0, 100)} [${req.label}]: ${p}`);
-    }
-    sent.add(`${op.method} ${op.path}`);
-    await keepSignedIn();
-  }
-  expect(problems).toEqual([]);
-  expectAllCovered(doc, sent);
+  const run = await fuzzEveryOperation(t.app, '/api/v1/openapi.json', { seed: SEED, known, credentials, afterOperation: keepSignedIn });
+  expect(run.problems).toEqual([]);
+  expectAllCovered(run.doc, run.sent);
   // Every route the app has is in the document, so none escapes the fuzz.
   const routes = t.app.declaredRoutes.filter((r) => !r.hidden && r.method !== 'HEAD').map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
-  expect(routes.filter((r) => !sent.has(r))).toEqual([]);
-  expect(count).toBeGreaterThan(operations.length * 5);
+  expect(routes.filter((r) => !run.sent.has(r))).toEqual([]);
+  expect(run.count).toBeGreaterThan(run.operations.length * 5);
   expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
 });

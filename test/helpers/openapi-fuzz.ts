@@ -190,6 +190,57 @@ export function problemsWith(res: Response, plainText200 = false): string[] {
   return problems;
 }
 
+export interface FuzzRun {
+  doc: Doc;
+  operations: Operation[];
+  /** `METHOD /path` of every operation fuzzed. */
+  sent: Set<string>;
+  /** Requests sent. */
+  count: number;
+  problems: string[];
+}
+
+/** The part of a Fastify app the fuzz drives. */
+interface Injectable {
+  inject(request: { method: 'GET'; url: string; headers?: Record<string, string>; payload?: string | Buffer }): Promise<Response>;
+}
+
+/**
+ * Sends every operation of the app's document its poisoned requests, deletions last (so the others find
+ * the seeded resources), and collects what was wrong with the answers.
+ */
+export async function fuzzEveryOperation(
+  app: Injectable,
+  docUrl: string,
+  options: FuzzOptions & {
+    /** Credentials for a request that carries them. */
+    credentials(request: FuzzRequest): Record<string, string>;
+    /** Operations answering 200 text whatever they get. */
+    plainText200?(operation: Operation): boolean;
+    /** After each operation (e.g. signing in again when it ended the session). */
+    afterOperation?(): Promise<void>;
+  },
+): Promise<FuzzRun> {
+  const doc = JSON.parse((await app.inject({ method: 'GET', url: docUrl })).body) as Doc;
+  const operations = operationsOf(doc).sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+  const run: FuzzRun = { doc, operations, sent: new Set(), count: 0, problems: [] };
+  for (const op of operations) {
+    for (const req of fuzzRequests(doc, op, options)) {
+      const res = await app.inject({
+        method: req.method as 'GET',
+        url: req.url,
+        headers: { ...options.credentials(req), ...(req.payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(req.payload === undefined ? {} : { payload: req.payload }),
+      });
+      run.count++;
+      for (const p of problemsWith(res, options.plainText200?.(op))) run.problems.push(`${req.method} ${req.url.slice(0, 100)} [${req.label}]: ${p}`);
+    }
+    run.sent.add(`${op.method} ${op.path}`);
+    await options.afterOperation?.();
+  }
+  return run;
+}
+
 /** Every operation was fuzzed: a route added later cannot escape the test. */
 export function expectAllCovered(doc: Doc, sent: ReadonlySet<string>): void {
   const all = operationsOf(doc).map((op) => `${op.method} ${op.path}`);
