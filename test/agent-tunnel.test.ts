@@ -90,6 +90,23 @@ const frame = (sessionId: string, text: string | Buffer) => encodeTunnelFrame(se
 
 /** Byte i of a patterned stream, to check order and completeness without keeping the bytes. */
 const patternByte = (i: number) => i % 251;
+
+/** A target that streams `total` patterned bytes to whoever connects, as fast as it is read, then ends. */
+async function patternedStreamer(total: number) {
+  let written = 0;
+  const streamer = await target((socket) => {
+    const pump = () => {
+      while (written < total) {
+        const chunk = patterned(written, Math.min(64 * 1024, total - written));
+        written += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+      socket.end();
+    };
+    pump();
+  });
+  return { ...streamer, written: () => written };
+}
 function patterned(offset: number, length: number): Buffer {
   const b = Buffer.allocUnsafe(length);
   for (let i = 0; i < length; i++) b[i] = patternByte(offset + i);
@@ -175,18 +192,7 @@ describe('agent tunnel sessions', () => {
 
   it('pauses the target while the server does not read, stays bounded, and delivers all 50 MiB in order', async () => {
     const total = 50 * MiB;
-    let written = 0;
-    const streamer = await target((socket) => {
-      const pump = () => {
-        while (written < total) {
-          const chunk = patterned(written, Math.min(64 * 1024, total - written));
-          written += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', pump);
-        }
-        socket.end();
-      };
-      pump();
-    });
+    const streamer = await patternedStreamer(total);
     const h = await harness();
     let got = 0;
     let inOrder = true;
@@ -197,7 +203,7 @@ describe('agent tunnel sessions', () => {
     h.peer.once('message', () => h.peer.pause()); // after the connect answer, the server stops reading
     await h.connect('big', streamer.port);
     await waitFor(() => h.tunnels.isTargetPaused('big'));
-    const writtenWhilePaused = written;
+    const writtenWhilePaused = streamer.written();
     expect(writtenWhilePaused).toBeLessThan(total); // the target itself is held back
     expect(h.agentWs.bufferedAmount).toBeLessThan(8 * MiB);
     h.peer.resume();
@@ -208,18 +214,7 @@ describe('agent tunnel sessions', () => {
 
   it('tunnel_pause stops reading one session\'s target while the others flow; tunnel_resume delivers the rest in order', async () => {
     const total = 40 * MiB;
-    let written = 0;
-    const streamer = await target((socket) => {
-      const pump = () => {
-        while (written < total) {
-          const chunk = patterned(written, Math.min(64 * 1024, total - written));
-          written += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', pump);
-        }
-        socket.end();
-      };
-      pump();
-    });
+    const streamer = await patternedStreamer(total);
     const echo = await target();
     const h = await harness();
     let got = 0;
