@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
+import { LogThrottle } from '../../platform/log-throttle.js';
 import type { Logger } from '../../platform/logger.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentConnections } from '../agents/agents.service.js';
 import type { AgentCommander } from './agent-commander.js';
-import { LogThrottle } from '../../platform/log-throttle.js';
 import { agentFrameSchema, isTunnelFrame, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
 import { DrainWatch } from './drain-watch.js';
 
@@ -84,9 +84,9 @@ export class AgentHub implements AgentCommander, AgentConnections {
   readonly #keepAlive: PeriodicJob;
   readonly #silenceLimitMs: number;
   #droppedFrames = 0;
+  #unknownResponses = 0;
   /** Lines an agent (or a database outage under every agent) could otherwise repeat without bound. */
   readonly #logs: LogThrottle;
-  #unknownResponses = 0;
   #stopping = false;
   /** Who waits for an agent's next connection (task health checks). */
   readonly #connectWaiters = new Map<string, Set<() => void>>();
