@@ -28,8 +28,8 @@ export interface ClientEnd {
   readonly backlog: number;
   /** Ends after the bytes written so far: the target closed. */
   end(): void;
-  /** Cuts the client so that it sees an error, never an orderly end of stream. */
-  reset(reason: string): void;
+  /** Cuts the client so that it sees an error, never an orderly end of stream; resolves once it is cut. */
+  reset(reason: string): Promise<void>;
   /** Ends at once (the client left, the tunnel or the agent went away). */
   destroy(): void;
 }
@@ -82,14 +82,13 @@ export class TcpClient implements ClientEnd {
    * bytes is settled first from what the client's side acknowledged (Linux; elsewhere it stays "written
    * to the kernel", an overstatement of at most the socket's send buffer).
    */
-  reset(): void {
+  async reset(): Promise<void> {
     this.socket.pause();
-    void bytesAcknowledged(this.socket).then((acknowledged) => {
-      if (this.socket.destroyed) return;
-      this.#settled = true;
-      if (acknowledged !== null) this.#events?.taken(acknowledged - this.#counted);
-      this.socket.resetAndDestroy();
-    });
+    const acknowledged = await bytesAcknowledged(this.socket);
+    if (this.socket.destroyed) return;
+    this.#settled = true;
+    if (acknowledged !== null) this.#events?.taken(acknowledged - this.#counted);
+    this.socket.resetAndDestroy();
   }
 
   destroy(): void {
@@ -143,7 +142,7 @@ export class WebSocketClient implements ClientEnd {
    * gets them and then the code; one that does not is dropped by `ws` after its close timeout (30 s),
    * which it sees as 1006. Neither is a normal close.
    */
-  reset(reason: string): void {
+  async reset(reason: string): Promise<void> {
     this.ws.close(CLOSE_CLIENT_TOO_SLOW, reason.slice(0, 120));
   }
 

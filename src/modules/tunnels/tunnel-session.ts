@@ -138,8 +138,12 @@ export class TunnelSession {
   #cut(overflow: Overflow): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.client.reset(`the client did not take the target's bytes: more than ${overflow.limit / MiB} MiB waited`);
-    this.onClose(this, 'overflow', overflow);
+    // Closed (and the agent told) once the client is cut: until then its count of taken bytes may still
+    // settle, and nobody should learn that the session is over before the client could.
+    void this.client
+      .reset(`the client did not take the target's bytes: more than ${overflow.limit / MiB} MiB waited`)
+      .catch(() => undefined)
+      .then(() => this.onClose(this, 'overflow', overflow));
   }
 
   #fromClient(chunk: Buffer): void {
