@@ -91,6 +91,20 @@ const frame = (sessionId: string, text: string | Buffer) => encodeTunnelFrame(se
 /** Byte i of a patterned stream, to check order and completeness without keeping the bytes. */
 const patternByte = (i: number) => i % 251;
 
+/** Counts a session's bytes as they arrive and checks that they continue the pattern, in order. */
+function patternCheck() {
+  let got = 0;
+  let inOrder = true;
+  return {
+    take: (payload: Buffer) => {
+      for (let i = 0; i < payload.length; i++) if (payload[i] !== patternByte(got + i)) inOrder = false;
+      got += payload.length;
+    },
+    got: () => got,
+    inOrder: () => inOrder,
+  };
+}
+
 /** A target that streams `total` patterned bytes to whoever connects, as fast as it is read, then ends. */
 async function patternedStreamer(total: number) {
   let written = 0;
@@ -194,12 +208,8 @@ describe('agent tunnel sessions', () => {
     const total = 50 * MiB;
     const streamer = await patternedStreamer(total);
     const h = await harness();
-    let got = 0;
-    let inOrder = true;
-    h.onData.big = (payload) => {
-      for (let i = 0; i < payload.length; i++) if (payload[i] !== patternByte(got + i)) inOrder = false;
-      got += payload.length;
-    };
+    const big = patternCheck();
+    h.onData.big = big.take;
     h.peer.once('message', () => h.peer.pause()); // after the connect answer, the server stops reading
     await h.connect('big', streamer.port);
     await waitFor(() => h.tunnels.isTargetPaused('big'));
@@ -207,8 +217,8 @@ describe('agent tunnel sessions', () => {
     expect(writtenWhilePaused).toBeLessThan(total); // the target itself is held back
     expect(h.agentWs.bufferedAmount).toBeLessThan(8 * MiB);
     h.peer.resume();
-    await waitFor(() => got === total && h.closedNotices().includes('big'));
-    expect(inOrder).toBe(true);
+    await waitFor(() => big.got() === total && h.closedNotices().includes('big'));
+    expect(big.inOrder()).toBe(true);
     expect(h.maxBuffered()).toBeLessThan(8 * MiB);
   });
 
@@ -217,24 +227,20 @@ describe('agent tunnel sessions', () => {
     const streamer = await patternedStreamer(total);
     const echo = await target();
     const h = await harness();
-    let got = 0;
-    let inOrder = true;
-    h.onData.big = (payload) => {
-      for (let i = 0; i < payload.length; i++) if (payload[i] !== patternByte(got + i)) inOrder = false;
-      got += payload.length;
-    };
+    const big = patternCheck();
+    h.onData.big = big.take;
     await h.connect('echo', echo.port);
     await h.connect('big', streamer.port);
-    await waitFor(() => got > 0);
+    await waitFor(() => big.got() > 0);
     expect(await h.command('tunnel_pause', { session_id: 'big' })).toMatchObject({ success: true, data: {} });
     // Every byte the agent read before pausing went out ahead of its answer; none may follow it.
-    const atPause = got;
+    const atPause = big.got();
     for (let round = 0; round < 3; round++) {
       h.peer.send(frame('echo', `ping${round};`));
       await waitFor(() => h.received('echo').endsWith(`ping${round};`));
     }
-    expect(got).toBe(atPause);
-    expect(got).toBeLessThan(total);
+    expect(big.got()).toBe(atPause);
+    expect(big.got()).toBeLessThan(total);
     expect(h.tunnels.size).toBe(2);
     // Pausing twice, or a session the agent does not know, is not an error: the server may race a close.
     expect(await h.command('tunnel_pause', { session_id: 'big' })).toMatchObject({ success: true, data: {} });
@@ -242,8 +248,8 @@ describe('agent tunnel sessions', () => {
     expect(await h.command('tunnel_resume', { session_id: 'gone' })).toMatchObject({ success: true, data: {} });
 
     expect(await h.command('tunnel_resume', { session_id: 'big' })).toMatchObject({ success: true, data: {} });
-    await waitFor(() => got === total && h.closedNotices().includes('big'));
-    expect(inOrder).toBe(true);
+    await waitFor(() => big.got() === total && h.closedNotices().includes('big'));
+    expect(big.inOrder()).toBe(true);
   });
 
   it('stops reading the WebSocket while a target does not drain, and resumes when it does', async () => {
