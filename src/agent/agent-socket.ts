@@ -21,6 +21,24 @@ export type SocketEvent =
   | { type: 'error'; message: string; status: number | null }
   | { type: 'silent'; silentMs: number };
 
+/** The log line of a socket event. */
+export function socketEventLine(event: SocketEvent): string {
+  switch (event.type) {
+    case 'connected':
+      return 'connected';
+    case 'disconnected': {
+      const why = event.code === 4000 ? ' (replaced by another connection of this agent id)' : '';
+      return `disconnected: code ${event.code}${event.reason ? ` ${event.reason}` : ''}${why}`;
+    }
+    case 'reconnect_scheduled':
+      return `reconnecting in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})`;
+    case 'error':
+      return `websocket error: ${event.message}`;
+    case 'silent':
+      return `no ping or message from the server for ${event.silentMs / 1000} s; reconnecting`;
+  }
+}
+
 export interface AgentSocketOptions {
   /** Called before each attempt (the agent id may change after a re-registration). */
   url: () => string;

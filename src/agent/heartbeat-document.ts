@@ -10,6 +10,8 @@ export interface HeartbeatIdentity {
   platform: Platform;
   hostname: string;
   agentVersion: string;
+  /** SHA-256 of the agent's binary (contract §2 `agent_sha256`); absent when it has none or cannot read it. */
+  agentSha256?: string | undefined;
 }
 
 export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record<string, unknown>, device: DeviceView | null): Record<string, unknown> {
@@ -35,6 +37,7 @@ export function heartbeatDocument(identity: HeartbeatIdentity, collected: Record
     platform: identity.platform,
     hostname: identity.hostname,
     agent_version: identity.agentVersion,
+    ...(identity.agentSha256 !== undefined ? { agent_sha256: identity.agentSha256 } : {}),
     ...system,
     ...extra,
   };

@@ -5,7 +5,8 @@ import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { AgentCommand } from '../modules/agent-hub/agent-protocol.js';
-import { AgentSocket, type BackoffOptions, type SocketEvent } from './agent-socket.js';
+import { AgentSocket, socketEventLine, type BackoffOptions, type SocketEvent } from './agent-socket.js';
+import { BinaryHash } from './binary-hash.js';
 import { recordReboot } from './commands/device.js';
 import { commandHandlers, dispatchText } from './commands/index.js';
 import type { CommandContext, CommandTable } from './commands/types.js';
@@ -30,7 +31,12 @@ export interface ReferenceAgentOptions {
   platform?: Platform;
   heartbeatIntervalMs?: number;
   backupFile?: string;
-  /** System data of a heartbeat (without agent_id/platform, which the agent adds). */
+  /**
+   * The installed agent binary (the file the updater replaces): its SHA-256 goes with every heartbeat as
+   * `agent_sha256`. None: the heartbeats carry no hash (the fleet's simulated agents have no binary).
+   */
+  binaryPath?: string;
+  /** System data of a heartbeat (without agent_id/platform, which the agent adds); default: this machine's. */
   collectSystem?: () => Promise<Record<string, unknown>> | Record<string, unknown>;
   log?: (line: string) => void;
   /** How long a simulated reboot keeps the agent away. */
@@ -68,6 +74,9 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   private readonly socket: AgentSocket;
   private readonly tunnels = new TunnelSessions({ log: (line) => this.log(line) });
   private readonly collect: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** This machine's data, when no collectSystem was given. */
+  private readonly collector: SystemInfoCollector | null;
+  private readonly binary: BinaryHash | null;
   private readonly commands: Partial<CommandTable>;
   private store: DeviceStateStore | null = null;
   private id: string | null = null;
@@ -90,8 +99,10 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.commands = { ...commandHandlers };
     for (const name of options.withoutCommands ?? []) delete this.commands[name];
     this.api = new ServerApi(options.serverUrl, options.apiKey, this.abort.signal);
-    const collector = new SystemInfoCollector();
-    this.collect = options.collectSystem ?? (() => collector.collect() as unknown as Promise<Record<string, unknown>>);
+    const collector = options.collectSystem ? null : new SystemInfoCollector();
+    this.collector = collector;
+    this.collect = options.collectSystem ?? (() => collector!.collect(this.abort.signal) as unknown as Promise<Record<string, unknown>>);
+    this.binary = options.binaryPath ? new BinaryHash(options.binaryPath, this.log) : null;
     this.socket = new AgentSocket({
       url: () => agentSocketUrl(options.serverUrl, this.agentId ?? ''),
       apiKey: options.apiKey,
@@ -125,6 +136,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   async start(): Promise<void> {
     if (this.started) throw new Error('agent already started');
     this.started = true;
+    // The first CPU reading now: the first heartbeat reports the load since then, not since boot.
+    await Promise.all([this.collector?.prime(), this.binary?.current()]);
     this.store = await DeviceStateStore.open(this.options.stateFile, { platform: this.platform, node: this.hostname });
     this.id = this.options.agentId ?? this.store.agentId;
     await this.registerWithRetry();
@@ -182,8 +195,9 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   }
 
   private async heartbeatDocument(): Promise<Record<string, unknown>> {
-    const identity = { agentId: this.id, platform: this.platform, hostname: this.hostname, agentVersion: this.options.agentVersion ?? AGENT_VERSION };
-    return heartbeatDocument(identity, await this.collect(), this.store?.device ?? null);
+    const [system, agentSha256] = await Promise.all([this.collect(), this.binary?.current()]);
+    const identity = { agentId: this.id, platform: this.platform, hostname: this.hostname, agentVersion: this.options.agentVersion ?? AGENT_VERSION, agentSha256 };
+    return heartbeatDocument(identity, system, this.store?.device ?? null);
   }
 
   private async register(): Promise<void> {
@@ -252,29 +266,11 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   }
 
   private onSocketEvent(event: SocketEvent): void {
-    switch (event.type) {
-      case 'connected':
-        this.log('connected');
-        this.emit('connected');
-        break;
-      case 'disconnected': {
-        const why = event.code === 4000 ? ' (replaced by another connection of this agent id)' : '';
-        this.log(`disconnected: code ${event.code}${event.reason ? ` ${event.reason}` : ''}${why}`);
-        this.emit('disconnected', { code: event.code, reason: event.reason });
-        break;
-      }
-      case 'reconnect_scheduled':
-        this.log(`reconnecting in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})`);
-        this.emit('reconnect_scheduled', { attempt: event.attempt, delayMs: event.delayMs });
-        break;
-      case 'error':
-        if (event.status === 404) this.needsRegistration = true;
-        this.log(`websocket error: ${event.message}`);
-        break;
-      case 'silent':
-        this.log(`no ping or message from the server for ${event.silentMs / 1000} s; reconnecting`);
-        break;
-    }
+    this.log(socketEventLine(event));
+    if (event.type === 'connected') this.emit('connected');
+    else if (event.type === 'disconnected') this.emit('disconnected', { code: event.code, reason: event.reason });
+    else if (event.type === 'reconnect_scheduled') this.emit('reconnect_scheduled', { attempt: event.attempt, delayMs: event.delayMs });
+    else if (event.type === 'error' && event.status === 404) this.needsRegistration = true;
   }
 
   private scheduleReboot(delaySeconds: number): void {

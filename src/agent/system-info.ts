@@ -1,10 +1,11 @@
 // Collects the system data a heartbeat carries, from the machine the agent runs on, on the paths of
 // contract §2 (cpu, memory, disks, network.interfaces, uptime). Linux reads /proc and statfs; other
 // platforms fall back to what the os module offers; Windows adds its software inventory. One collector
-// per agent: CPU usage is a delta.
+// per agent: CPU usage is a delta between two readings (cpu-usage.ts).
 import { readFileSync } from 'node:fs';
 import { readFile, statfs } from 'node:fs/promises';
 import os from 'node:os';
+import { CpuMeter } from './cpu-usage.js';
 import { readWindowsSoftware, type SoftwareEntry } from './software-inventory.js';
 
 /** Programs change rarely, and reading the registry starts two processes: once per 10 minutes is enough. */
@@ -16,6 +17,9 @@ export interface DiskInfo {
   fstype: string;
   total_bytes: number;
   used_bytes: number;
+  /** What unprivileged users may still write: the free space less the blocks reserved for root. */
+  available_bytes: number;
+  /** As `df` shows it: used / (used + available), rounded up to a whole percent. */
   used_percent: number;
 }
 
@@ -30,7 +34,8 @@ export interface InterfaceInfo {
 export interface SystemInfo {
   hostname: string;
   collected_at: string;
-  cpu: { usage_percent: number; cores: number; model: string; load_average: number[] };
+  /** usage_percent is absent only when the CPU counters did not move between two readings. */
+  cpu: { usage_percent?: number; cores: number; model: string; load_average: number[] };
   memory: { total_bytes: number; used_bytes: number; used_percent: number; swap_total_bytes?: number; swap_used_bytes?: number };
   uptime_seconds: number;
   os: { name: string; version: string; kernel: string; arch: string };
@@ -48,19 +53,21 @@ const PSEUDO_FS = new Set(
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const percent = (part: number, whole: number) => (whole > 0 ? round1((part / whole) * 100) : 0);
 
-interface CpuTimes {
-  busy: number;
-  total: number;
-}
-
 export class SystemInfoCollector {
-  private lastCpu: CpuTimes | null = null;
+  private readonly cpu = new CpuMeter();
   private readonly linux = process.platform === 'linux';
   private readonly windows = process.platform === 'win32';
   private softwareRead: { at: number; entries: SoftwareEntry[] } | null = null;
 
-  async collect(): Promise<SystemInfo> {
-    const [memory, disks, interfaces, osInfo, software] = await Promise.all([
+  /** Takes the first CPU reading, so that the first collect() waits as little as possible. */
+  prime(): Promise<void> {
+    return this.cpu.prime();
+  }
+
+  /** `signal` cuts short the wait for the first CPU window (the agent stopping). */
+  async collect(signal?: AbortSignal): Promise<SystemInfo> {
+    const [usage, memory, disks, interfaces, osInfo, software] = await Promise.all([
+      this.cpu.usage(signal),
       this.memory(),
       this.disks(),
       this.interfaces(),
@@ -72,7 +79,7 @@ export class SystemInfoCollector {
       hostname: os.hostname(),
       collected_at: new Date().toISOString(),
       cpu: {
-        usage_percent: await this.cpuUsage(),
+        ...(usage !== undefined ? { usage_percent: usage } : {}),
         cores: cpus.length,
         model: cpus[0]?.model.trim() ?? 'unknown',
         load_average: os.loadavg().map((l) => Math.round(l * 100) / 100),
@@ -96,15 +103,6 @@ export class SystemInfoCollector {
       if (this.softwareRead) this.softwareRead.at = now; // try again in a while, not every heartbeat
     }
     return this.softwareRead?.entries;
-  }
-
-  /** Busy share since the previous call; on the first call, the average since boot. */
-  private async cpuUsage(): Promise<number> {
-    const now = this.linux ? await procStatTimes().catch(() => osCpuTimes()) : osCpuTimes();
-    const prev = this.lastCpu;
-    this.lastCpu = now;
-    if (!prev || now.total <= prev.total) return percent(now.busy, now.total);
-    return percent(now.busy - prev.busy, now.total - prev.total);
   }
 
   private async memory(): Promise<SystemInfo['memory']> {
@@ -137,9 +135,16 @@ export class SystemInfoCollector {
       mounts.map(async (m) => {
         const s = await statfs(m.mount).catch(() => null);
         if (!s || s.blocks === 0) return null;
-        const total = s.blocks * s.bsize;
-        const used = (s.blocks - s.bfree) * s.bsize;
-        return { mount: m.mount, device: m.device, fstype: m.fstype, total_bytes: total, used_bytes: used, used_percent: percent(used, total) };
+        const used = s.blocks - s.bfree;
+        return {
+          mount: m.mount,
+          device: m.device,
+          fstype: m.fstype,
+          total_bytes: s.blocks * s.bsize,
+          used_bytes: used * s.bsize,
+          available_bytes: s.bavail * s.bsize,
+          used_percent: dfUsedPercent(used, s.bavail),
+        };
       }),
     );
     return disks.filter((d): d is DiskInfo => d !== null);
@@ -172,24 +177,15 @@ export class SystemInfoCollector {
   }
 }
 
-async function procStatTimes(): Promise<CpuTimes> {
-  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
-  // cpu user nice system idle iowait irq softirq steal (guest time is already counted in user)
-  const v = line.trim().split(/\s+/).slice(1, 9).map(Number);
-  const total = v.reduce((a, b) => a + b, 0);
-  const idle = (v[3] ?? 0) + (v[4] ?? 0);
-  return { busy: total - idle, total };
-}
-
-function osCpuTimes(): CpuTimes {
-  let busy = 0;
-  let total = 0;
-  for (const { times } of os.cpus()) {
-    const sum = times.user + times.nice + times.sys + times.idle + times.irq;
-    total += sum;
-    busy += sum - times.idle;
-  }
-  return { busy, total };
+/**
+ * `df`'s Use%: used / (used + available), rounded up, in exact integer arithmetic as df computes it. The
+ * blocks reserved for root (5 % of an ext4 file system by default, often more) count as neither: a disk
+ * is full when ordinary processes can no longer write, and an alert on used / total would come late.
+ */
+export function dfUsedPercent(usedBlocks: number, availableBlocks: number): number {
+  const used = BigInt(usedBlocks);
+  const whole = used + BigInt(availableBlocks);
+  return whole > 0n ? Number((used * 100n + whole - 1n) / whole) : 0;
 }
 
 /** Real filesystems from /proc/mounts, one entry per device (the shortest mount path wins). */
