@@ -30,6 +30,25 @@ export function requireAgentKey(key: string | undefined, env: NodeJS.ProcessEnv)
   return value;
 }
 
+/**
+ * The agent key of a long-running process (the agent, the fleet): RMM_AGENT_KEY first, since a process's
+ * arguments are readable by every user of the machine (`ps`, /proc/<pid>/cmdline) and its environment is
+ * not. `--key` still works, with a warning; given beside RMM_AGENT_KEY it is ignored, with a warning.
+ */
+export function agentKeyPreferringEnv(key: string | undefined, env: NodeJS.ProcessEnv, warn: (line: string) => void): string {
+  const fromEnv = env.RMM_AGENT_KEY;
+  if (fromEnv) {
+    if (key !== undefined) warn('warning: --key ignored: RMM_AGENT_KEY is set');
+    return fromEnv;
+  }
+  if (!key) throw new UsageError('set RMM_AGENT_KEY to the agent API key (or give --key)');
+  warn('warning: --key is visible to every user of this machine in the process list (ps); set RMM_AGENT_KEY instead');
+  return key;
+}
+
+/** Warnings about the command line, on standard error. */
+export const warnOnStderr = (line: string) => void process.stderr.write(`${line}\n`);
+
 /** `--agent-id`: 16 to 64 hex characters, lowercased; undefined when not given. */
 export function checkAgentId(agentId: string | undefined): string | undefined {
   const id = agentId?.toLowerCase();

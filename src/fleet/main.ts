@@ -1,16 +1,17 @@
-// Command line of the fleet simulator: `npm run fleet -- --server URL --key KEY --agents N --interval S`.
+// Command line of the fleet simulator: `RMM_AGENT_KEY=KEY npm run fleet -- --server URL --agents N --interval S`.
 // Runs N simulated agents in this process and prints a progress line every few seconds (registered,
 // connected, away, heartbeats and their answer times) until SIGINT/SIGTERM stops them cleanly.
 import os from 'node:os';
 import path from 'node:path';
-import { argsOrExit, parseOptions, requireAgentKey, requireServer, stopOnSignals, timestampedLog, UsageError } from '../agent/cli-args.js';
+import { agentKeyPreferringEnv, argsOrExit, parseOptions, requireServer, stopOnSignals, timestampedLog, UsageError, warnOnStderr } from '../agent/cli-args.js';
 import { Fleet, type FleetOptions } from './fleet.js';
 import { percentiles } from '../platform/percentiles.js';
 
-const USAGE = `Usage: npm run fleet -- --server URL --key KEY [options]
+const USAGE = `Usage: RMM_AGENT_KEY=KEY npm run fleet -- --server URL [options]
 
+  RMM_AGENT_KEY       agent API key (environment variable; required unless --key is given)
   --server URL        RMM server base URL, e.g. http://localhost:8080 (required)
-  --key KEY           agent API key (required; or environment variable RMM_AGENT_KEY)
+  --key KEY           agent API key; avoid it: every user of the machine sees it in ps (RMM_AGENT_KEY wins)
   --agents N          number of simulated agents (default 100, at most 20000)
   --interval S        heartbeat interval in seconds (default 60)
   --prefix P          agent names are P-1 … P-N; pre-registered agents of those names are adopted (default sim)
@@ -46,7 +47,7 @@ function parseFleetArgs(argv: string[], env: NodeJS.ProcessEnv): FleetOptions | 
   const intervalS = integer(values.interval, 60, 1, 86_400, '--interval');
   return {
     serverUrl: requireServer(values.server),
-    apiKey: requireAgentKey(values.key, env),
+    apiKey: agentKeyPreferringEnv(values.key, env, warnOnStderr),
     agents: integer(values.agents, 100, 1, 20_000, '--agents'),
     intervalMs: intervalS * 1000,
     namePrefix: prefix,
