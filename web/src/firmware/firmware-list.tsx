@@ -1,53 +1,97 @@
 // Stored firmware per platform. The server sorts each platform's versions highest first (numeric-aware,
 // 1.10 above 1.9), so the first one is what GET /firmware/latest and the updater pick: marked "latest".
+// Each version can be downloaded (through fetch with the session's token: a plain link would carry no
+// credentials) and deleted, after a confirmation; deleting the latest makes the next one the latest, and
+// agents asked to update are then offered that one. Whether a version is signed is shown as the server
+// says; a server without signatures sends no such field, and then every version is unsigned.
+import { useState } from 'react';
+import { api } from '../api/client';
 import { PLATFORM_LABELS, type Platform } from '../api/types';
 import { formatBytes } from '../ui/format';
-import { Badge, Empty, RelativeTime } from '../ui/widgets';
+import { useActionError } from '../ui/use-action-error';
+import { Badge, ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../ui/widgets';
 import { shortHash, type Firmware } from './firmware-types';
+import { downloadWithToken } from './transfer';
 
-export function FirmwareList({ firmware }: { firmware: readonly Firmware[] }) {
+export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmware[]; onChanged: () => void }) {
+  const actions = useActionError();
+  const [downloading, setDownloading] = useState<number>();
+  const download = (f: Firmware) =>
+    actions.guard(async () => {
+      setDownloading(f.id);
+      try {
+        await downloadWithToken('/firmware/download', { platform: f.platform, version: f.version }, `rmm-agent-${f.platform}-${f.version}`);
+      } finally {
+        setDownloading(undefined);
+      }
+    });
+  const remove = (f: Firmware) =>
+    actions.guard(async () => {
+      await api(`/firmware/${f.id}`, { method: 'DELETE' });
+      onChanged();
+    });
+
   return (
-    <div className="panels firmware-lists">
-      {(Object.keys(PLATFORM_LABELS) as Platform[]).map((platform) => {
-        const versions = firmware.filter((f) => f.platform === platform);
-        return (
-          <div key={platform} className="card panel" data-testid={`firmware-${platform}`}>
-            <h3>{`${PLATFORM_LABELS[platform]} (${platform})`}</h3>
-            {versions.length === 0 ? (
-              <Empty>No firmware yet.</Empty>
-            ) : (
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Version</th>
-                      <th className="num">Size</th>
-                      <th>SHA-256</th>
-                      <th>Added</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {versions.map((f, index) => (
-                      <tr key={f.id} data-testid="firmware-row">
-                        <td>
-                          <span className="mono">{f.version}</span> {index === 0 && <Badge tone="good">latest</Badge>}
-                        </td>
-                        <td className="num">{formatBytes(f.size)}</td>
-                        <td className="mono" title={f.sha256}>
-                          {shortHash(f.sha256)}…
-                        </td>
-                        <td>
-                          <RelativeTime iso={f.created_at} />
-                        </td>
+    <>
+      <ErrorBanner error={actions.error} />
+      <div className="panels firmware-lists">
+        {(Object.keys(PLATFORM_LABELS) as Platform[]).map((platform) => {
+          const versions = firmware.filter((f) => f.platform === platform);
+          return (
+            <div key={platform} className="card panel" data-testid={`firmware-${platform}`}>
+              <h3>{`${PLATFORM_LABELS[platform]} (${platform})`}</h3>
+              {versions.length === 0 ? (
+                <Empty>No firmware yet.</Empty>
+              ) : (
+                <div className="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th>Version</th>
+                        <th className="num">Size</th>
+                        <th>SHA-256</th>
+                        <th>Signature</th>
+                        <th>Added</th>
+                        <th />
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-          </div>
-        );
-      })}
-    </div>
+                    </thead>
+                    <tbody>
+                      {versions.map((f, index) => (
+                        <tr key={f.id} data-testid="firmware-row" data-version={f.version}>
+                          <td>
+                            <span className="mono">{f.version}</span> {index === 0 && <Badge tone="good">latest</Badge>}
+                          </td>
+                          <td className="num">{formatBytes(f.size)}</td>
+                          <td className="mono" title={f.sha256}>
+                            {shortHash(f.sha256)}…
+                          </td>
+                          <td>{f.signature ? <Badge tone="good">signed</Badge> : <Badge tone="muted">unsigned</Badge>}</td>
+                          <td>
+                            <RelativeTime iso={f.created_at} />
+                          </td>
+                          <td className="firmware-actions">
+                            <span className="confirm">
+                              <button type="button" disabled={downloading === f.id} onClick={() => void download(f)}>
+                                {downloading === f.id ? 'Downloading…' : 'Download'}
+                              </button>
+                              <ConfirmButton
+                                label="Delete"
+                                question={`Delete ${PLATFORM_LABELS[platform]} firmware ${f.version}?${index === 0 ? ' Agents asked to update get the next version instead.' : ''}`}
+                                busyLabel="Deleting…"
+                                onConfirm={() => remove(f)}
+                              />
+                            </span>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </>
   );
 }

@@ -16,7 +16,7 @@ export function FirmwarePage() {
     <section className="firmware-page">
       <h1>Firmware {firmware.data && <span className="muted">({firmware.data.length})</span>}</h1>
       <ErrorBanner error={firmware.error} />
-      {firmware.data ? <FirmwareList firmware={firmware.data} /> : !firmware.error && <Loading />}
+      {firmware.data ? <FirmwareList firmware={firmware.data} onChanged={firmware.reload} /> : !firmware.error && <Loading />}
       <FirmwareUploadForm onUploaded={firmware.reload} />
       <AgentUpdates firmware={firmware.data ?? []} />
       <InstallerSection />

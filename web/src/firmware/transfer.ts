@@ -11,6 +11,8 @@ export interface UploadRequest {
   body: Blob;
   /** The API takes the raw bytes, not multipart: the type is the route's, not the file's own. */
   contentType: string;
+  /** More request headers (a firmware's signature). */
+  headers?: Record<string, string>;
   onProgress: (fraction: number) => void;
   signal?: AbortSignal;
 }
@@ -39,6 +41,7 @@ export function uploadWithProgress<T>(request: UploadRequest): Promise<T> {
     xhr.open('POST', apiUrl(request.path, request.query));
     for (const [name, value] of Object.entries(authHeaders('application/json'))) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('content-type', request.contentType);
+    for (const [name, value] of Object.entries(request.headers ?? {})) xhr.setRequestHeader(name, value);
     // Chromium may skip the upload's final progress and load events, or deliver a stale progress
     // event after the answer: the bar only moves forward, and a success completes it (the server
     // answers 201 only after the whole body).

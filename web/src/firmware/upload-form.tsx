@@ -1,12 +1,14 @@
 // Uploads an agent binary for a platform and version. The body is the raw file (the API takes
 // application/octet-stream with version and platform in the query, not multipart), sent with
 // XMLHttpRequest so the progress shows. The platform has no default: a binary stored under the wrong
-// one would be offered to every agent of that platform.
+// one would be offered to every agent of that platform. A detached signature made offline (npm run cli --
+// firmware sign) goes with the upload as its x-firmware-signature header; a server holding
+// FIRMWARE_PUBLIC_KEY refuses uploads without a valid one.
 import { useRef, useState } from 'react';
 import { PLATFORM_LABELS, type Platform } from '../api/types';
 import { formatBytes } from '../ui/format';
 import { ErrorBanner } from '../ui/widgets';
-import { shortHash, VERSION_PATTERN, type Firmware } from './firmware-types';
+import { shortHash, SIGNATURE_PATTERN, VERSION_PATTERN, type Firmware } from './firmware-types';
 import { UploadProgress, useUpload } from './upload-progress';
 
 export function FirmwareUploadForm({ onUploaded }: { onUploaded: (firmware: Firmware) => void }) {
@@ -14,17 +16,21 @@ export function FirmwareUploadForm({ onUploaded }: { onUploaded: (firmware: Firm
   const [version, setVersion] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [replace, setReplace] = useState(false);
+  const [signature, setSignature] = useState('');
   const fileInput = useRef<HTMLInputElement>(null);
   const upload = useUpload<Firmware>();
 
   const submit = async () => {
     if (!file || !platform) return;
     const query = { platform, version: version.trim(), replace: replace ? 'true' : undefined };
-    const stored = await upload.start({ path: '/firmware/upload', query, body: file, contentType: 'application/octet-stream' });
+    const signed = signature.trim();
+    const headers = signed ? { 'x-firmware-signature': signed } : undefined;
+    const stored = await upload.start({ path: '/firmware/upload', query, body: file, contentType: 'application/octet-stream', ...(headers ? { headers } : {}) });
     if (!stored) return; // The error shows; platform, version and file stay for another try.
     setVersion('');
     setFile(null);
     setReplace(false);
+    setSignature('');
     if (fileInput.current) fileInput.current.value = '';
     onUploaded(stored);
   };
@@ -69,6 +75,18 @@ export function FirmwareUploadForm({ onUploaded }: { onUploaded: (firmware: Firm
           File
           <input ref={fileInput} type="file" required onChange={(e) => setFile(e.target.files?.[0] ?? null)} disabled={upload.busy} />
         </label>
+        <label>
+          Signature (optional)
+          <input
+            value={signature}
+            onChange={(e) => setSignature(e.target.value)}
+            pattern={SIGNATURE_PATTERN}
+            placeholder="base64, from npm run cli -- firmware sign"
+            title="The detached Ed25519 signature, base64 (88 characters)"
+            className="mono firmware-signature-input"
+            disabled={upload.busy}
+          />
+        </label>
         <label className="inline">
           <input type="checkbox" checked={replace} onChange={(e) => setReplace(e.target.checked)} disabled={upload.busy} /> Overwrite if it exists
         </label>
@@ -81,7 +99,7 @@ export function FirmwareUploadForm({ onUploaded }: { onUploaded: (firmware: Firm
       <ErrorBanner error={upload.error} />
       {result && (
         <div className="banner banner-info" role="status">
-          {`Uploaded ${PLATFORM_LABELS[result.platform]} ${result.version}: ${formatBytes(result.size)}, SHA-256 ${shortHash(result.sha256)}…`}
+          {`Uploaded ${PLATFORM_LABELS[result.platform]} ${result.version}: ${formatBytes(result.size)}, SHA-256 ${shortHash(result.sha256)}…, ${result.signature ? 'signed' : 'unsigned'}`}
         </div>
       )}
     </form>
