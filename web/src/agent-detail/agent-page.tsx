@@ -3,6 +3,7 @@
 import type { ComponentType } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
+import { UpdaterReportNote } from '../firmware/updater-report';
 import { Link } from '../router';
 import { useResource } from '../use-resource';
 import { ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
@@ -56,6 +57,7 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
             update requested
           </Link>
         ) : null}
+        <UpdaterReportNote report={a.updater} />
       </div>
       <p className="muted agent-facts">
         <span>{a.hostname}</span>

@@ -14,6 +14,17 @@ export interface Agent {
   agent_version: string | null;
   connected: boolean;
   created_at: string;
+  /** The on-device updater's latest report; null before its first, absent from servers older than it. */
+  updater?: UpdaterReport | null;
+}
+
+/** What the on-device updater last said about an update (POST /agents/{id}/updater-report). */
+export interface UpdaterReport {
+  /** installing, healthy, rolled_back, rollback_failed or refused; a newer server may add more. */
+  state: string;
+  version: string | null;
+  message: string | null;
+  reported_at: string;
 }
 
 /** The agent with its latest system data, exactly as the agent sent it (any shape: agents are not trusted). */

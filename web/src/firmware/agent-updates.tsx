@@ -1,5 +1,6 @@
-// Which agents are asked to update: the flag per agent (set, withdraw) and for all at once. The updater
-// on the device clears the flag after updating, so the list refreshes on its own.
+// Which agents are asked to update: the flag per agent (set, withdraw) and for all at once, and what each
+// one's updater last reported. The updater on the device clears the flag after updating, so the list
+// refreshes on its own.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
@@ -8,6 +9,7 @@ import { useActionError } from '../ui/use-action-error';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import type { Firmware } from './firmware-types';
+import { UpdaterReportBadge } from './updater-report';
 
 const REFRESH_MS = 30_000;
 
@@ -90,6 +92,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                 <th>Agent version</th>
                 <th>Latest firmware</th>
                 <th>Update requested</th>
+                <th>Updater</th>
                 <th />
               </tr>
             </thead>
@@ -108,6 +111,9 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                     <td className="mono">{agent.agent_version ?? '–'}</td>
                     <td className="mono">{latest(agent.platform) ?? <span className="muted">none</span>}</td>
                     <td>{requested(agent) ? <Badge tone="warn">yes</Badge> : <Badge tone="muted">no</Badge>}</td>
+                    <td>
+                      <UpdaterReportBadge report={agent.updater} />
+                    </td>
                     <td>
                       {requested(agent) ? (
                         <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
