@@ -131,8 +131,30 @@ describe('installer package', () => {
     for (const name of ['../evil.txt', '/etc/passwd', 'C:\\x', 'a\\..\\b', 'a/../../b', 'ok/.. /x', 'c:x', 'file.txt:stream']) {
       await expectRefused(rawZip(['fine.txt', name]), 400, 'VALIDATION_ERROR', /outside its folder/);
     }
-    // The hand-written archive itself is fine: with a safe name it is accepted.
+    // The same after Unicode compatibility normalisation (NFKC), and the look-alikes Windows' best-fit
+    // code page conversion turns into separators: fullwidth dots, solidus and reverse solidus, colon.
+    const lookAlikes = ['．．／evil.txt', 'a／．．／．．／b', '．．＼x', '＼x', 'ｃ：x', 'ok/．．/x', 'a∕..∕b', '..⁄x', '﹨x', 'a¥..¥b'];
+    for (const name of lookAlikes) {
+      await expectRefused(rawZip(['fine.txt', name]), 400, 'VALIDATION_ERROR', /outside its folder/);
+    }
     expect((await upload(rawZip(['fine.txt', 'sub/ok.txt']))).statusCode).toBe(201);
+  });
+
+  it('refuses names Windows reserves or changes: device names, trailing dots and spaces, forbidden characters', async () => {
+    const reserved = ['CON', 'con.txt', 'sub/Nul.tar.gz', 'LPT1/readme.txt', 'com9.log', 'aux', 'PRN', 'COM¹', 'ｃｏｎ', 'conin$', 'CONOUT$.txt', 'NUL .txt', 'COM0'];
+    for (const name of reserved) {
+      await expectRefused(rawZip(['fine.txt', name]), 400, 'VALIDATION_ERROR', /reserved Windows device name/);
+    }
+    for (const name of ['file.txt.', 'file.txt ', 'dir./x', 'dir /x']) {
+      await expectRefused(rawZip(['fine.txt', name]), 400, 'VALIDATION_ERROR', /ends with a dot or a space/);
+    }
+    for (const name of ['a<b', 'a>b', 'a"b', 'a|b', 'a?b', 'a*b']) {
+      await expectRefused(rawZip(['fine.txt', name]), 400, 'VALIDATION_ERROR', /not allowed in Windows file names/);
+    }
+    // Two names that normalise to one would overwrite each other.
+    await expectRefused(rawZip(['Ａ.txt', 'a.txt']), 400, 'VALIDATION_ERROR', /twice/);
+    // Names that only look like them are fine.
+    expect((await upload(rawZip(['console.txt', 'CONFIG/nul-test.txt', 'COM10', 'auxiliary.dll', 'LPT/x', '.hidden', 'a..b', 'Ünïcödé ß.txt']))).statusCode).toBe(201);
   });
 
   it('refuses links, duplicate names, too many entries and a folder named rmm-agent.json', async () => {
@@ -287,8 +309,9 @@ describe('installer package over a real socket', () => {
       const key = (await createKey(live.app, headers, 'agent')).key;
       const down = await fetch(`${live.url}/api/v1/installer/download?platform=windows`, { headers: apiKey(key) });
       expect(down.status).toBe(200);
-      expect(down.headers.get('transfer-encoding')).toBe('chunked');
-      const files = await readZip(Buffer.from(await down.arrayBuffer()));
+      const body = Buffer.from(await down.arrayBuffer());
+      expect(Number(down.headers.get('content-length'))).toBe(body.length);
+      const files = await readZip(body);
       expect([...files.keys()].sort()).toEqual(spec.map(([name]) => name).sort());
       for (const [name, data] of spec) expect(files.get(name)!.equals(Buffer.from(data ?? '')), name).toBe(true);
     } finally {

@@ -41,7 +41,9 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
           `The body is the ZIP itself (\`application/zip\`, \`application/x-zip-compressed\` or \`application/octet-stream\`), ` +
           `at most FIRMWARE_MAX_BYTES (${installers.maxBytes} bytes here) → else 413 PAYLOAD_TOO_LARGE. It replaces the platform's previous package. ` +
           `Refused with 400 VALIDATION_ERROR, storing nothing: a body that is not a readable ZIP; an entry name that could be extracted ` +
-          `outside the target folder (absolute paths, drive letters, \`..\`, backslashes, colons); duplicate names; symbolic links; encrypted entries; ` +
+          `outside the target folder (absolute paths, drive letters, \`..\`, backslashes, colons, also after Unicode NFKC normalisation, such as fullwidth \`．．／\`, ` +
+          `and slash look-alikes); names Windows reserves or changes (CON, PRN, AUX, NUL, COM0-9, LPT0-9 with any extension, in any folder; trailing dots or spaces; ` +
+          `< > " | ? *); duplicate names (ignoring case and Unicode form); symbolic links; encrypted entries; ` +
           `compression other than stored or deflate; more than ${MAX_ENTRIES} entries; more than ${MAX_UNPACKED_BYTES / GIB} GiB unpacked; no files at all.`,
         tags,
         querystring: platformQuery,
@@ -78,7 +80,8 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
         description:
           `The uploaded ZIP with a file \`${AGENT_CONFIG_FILE}\` added at the top level (an uploaded one is replaced): ` +
           '`{"server_url", "ws_url", "api_key"}` from the settings `backend_url`, `ws_url` and `installer_api_key`, each only when set; ' +
-          'with none set the package goes out as uploaded. Streamed (no content-length). Agent keys may call this. 404 when no package was uploaded.',
+          'with none set, the package goes out without it. The uploaded entries are copied as stored (never unpacked), so a download costs what the package weighs; ' +
+          'it is streamed with its `content-length`. Agent keys may call this. 404 when no package was uploaded; 409 when the stored package fails checks added since its upload.',
         tags,
         querystring: platformQuery,
         response: {
@@ -97,12 +100,13 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
         .header('content-disposition', `attachment; filename="rmm-agent-installer-${platform}.zip"`)
         // The package carries an agent key: no shared cache may keep a copy.
         .header('cache-control', 'no-store');
-      // Fastify answers HEAD by draining the GET body: skip repacking a whole package only to discard it.
+      // Fastify answers HEAD by draining the GET body: skip writing a whole package only to discard it.
       if (request.method === 'HEAD') {
         await installers.get(platform);
         return reply.send();
       }
-      return reply.send(await installers.download(platform));
+      const zip = await installers.download(platform);
+      return reply.header('content-length', zip.size).send(zip.stream);
     },
   );
 };

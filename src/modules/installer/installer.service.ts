@@ -10,7 +10,8 @@ import type { BlobStore } from '../firmware/blob-store.js';
 import { isBlobReferenced } from '../firmware/firmware.repo.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import * as repo from './installer.repo.js';
-import { AGENT_CONFIG_FILE, checkInstallerZip, repackWith, type PackageFile } from './zip-package.js';
+import { AGENT_CONFIG_FILE, checkInstallerZip, packageWith, type PackageFile } from './zip-package.js';
+import type { ZipOutput } from './zip-writer.js';
 
 export type { InstallerRow } from './installer.repo.js';
 
@@ -18,6 +19,9 @@ export const INSTALLER_PLATFORMS = ['windows'] as const;
 export type InstallerPlatform = (typeof INSTALLER_PLATFORMS)[number];
 
 const notFound = (platform: string) => new AppError('NOT_FOUND', `No installer package has been uploaded for ${platform}`);
+// A package stored before a check was added (reserved Windows names, look-alike separators) is not served.
+const storedPackageRefused = (err: AppError) =>
+  new AppError('CONFLICT', `The stored installer package no longer passes the upload checks; upload a corrected one. ${err.message}`, { cause: err });
 
 export class InstallerService {
   constructor(
@@ -54,23 +58,24 @@ export class InstallerService {
     return row;
   }
 
-  /** The package as a ZIP stream with rmm-agent.json added; 404 when none was uploaded. */
-  async download(platform: InstallerPlatform): Promise<Readable> {
+  /** The package as a ZIP stream (and its length) with rmm-agent.json added; 404 when none was uploaded. */
+  async download(platform: InstallerPlatform): Promise<ZipOutput> {
     const added = await this.agentConfigFile();
     // A second look covers a replacement that removed the old file between reading its row and opening it.
     for (let attempt = 0; attempt < 2; attempt++) {
       const row = await repo.findInstaller(this.db, platform);
       if (!row) break;
       try {
-        return await repackWith(this.blobs.pathOf(row.sha256), added);
+        return await packageWith(this.blobs.pathOf(row.sha256), added);
       } catch (err) {
+        if (err instanceof AppError && err.code === 'VALIDATION_ERROR') throw storedPackageRefused(err);
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
     }
     throw notFound(platform);
   }
 
-  /** rmm-agent.json with the settings that are set; none set: no file, and the package goes out as uploaded. */
+  /** rmm-agent.json with the settings that are set; none set: no file, and the package goes out without it. */
   private async agentConfigFile(): Promise<PackageFile | undefined> {
     const [urls, apiKey] = await Promise.all([this.settings.agentUrls(), this.settings.secret('installer_api_key')]);
     const config: Record<string, string> = {};

@@ -1,19 +1,21 @@
 // Installer packages as ZIP archives. At upload, anything a Windows extractor could be led astray by is
-// refused: names that leave the target folder (zip-slip), links, duplicates that overwrite each other,
-// and data we could not repack. At download the package is rewritten entry by entry into a new
-// archive with rmm-agent.json added, streamed with one entry open at a time, so memory stays bounded
-// however large the package is. Every header of the download is written fresh by yazl from the checked
-// names, so nothing from the uploaded headers (local-header names, Unicode path fields) reaches a device.
-import { Writable, type Readable } from 'node:stream';
+// refused: names that leave the target folder (zip-slip) or that Windows reserves or changes (see
+// entry-names.ts), links, duplicates that overwrite each other, and data we could not serve. At download
+// the package's entries are copied as they are stored (compressed bytes, never inflated) into a new
+// archive with rmm-agent.json added, one entry open at a time: the work is bounded by the package's size,
+// not by what it unpacks to. Every header of the download is written fresh from the checked names, so
+// nothing else from the uploaded headers (local-header names, Unicode path fields) reaches a device.
+import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type Options as ZipReadOptions, type ZipFile } from 'yauzl';
-import yazl from 'yazl';
 import { AppError } from '../../platform/errors.js';
+import { nameKey, nameProblem } from './entry-names.js';
+import { writeZip, type RawEntry, type ZipOutput } from './zip-writer.js';
 
-/** More entries than any installer needs; the whole directory is held in memory while repacking. */
+/** More entries than any installer needs; the whole directory is held in memory while a download is written. */
 export const MAX_ENTRIES = 10_000;
-/** Total size once extracted: bounds what one download can cost (a "zip bomb" inflates without limit). */
+/** Total size once extracted: bounds what the upload's check and a device's extraction cost (a "zip bomb" inflates without limit). */
 export const MAX_UNPACKED_BYTES = 4 * 1024 * 1024 * 1024;
 
 /** The file the download adds at the top level (contract §9); an uploaded one is replaced. */
@@ -22,6 +24,8 @@ export const AGENT_CONFIG_FILE = 'rmm-agent.json';
 const STORED = 0;
 const DEFLATED = 8;
 const UNIX_MADE_BY = 3;
+const DEFAULT_FILE_MODE = 0o100644;
+const DEFAULT_FOLDER_MODE = 0o040755;
 const FILE_TYPE_MASK = 0o170000;
 const SYMLINK_TYPE = 0o120000;
 
@@ -69,10 +73,9 @@ export async function checkInstallerZip(file: string): Promise<void> {
 
 /**
  * The archive in `file` with `added` put in at the top level, replacing an entry of that name (in any
- * letter case, as Windows would). Stored entries stay stored; deflated ones are inflated and deflated
- * again, because yazl cannot take an entry's compressed bytes as they are.
+ * letter case or Unicode form, as Windows would see it). Entries keep their stored bytes and compression.
  */
-export async function repackWith(file: string, added: PackageFile | undefined): Promise<Readable> {
+export async function packageWith(file: string, added: PackageFile | undefined): Promise<ZipOutput> {
   const source = await yauzl.openPromise(file, OPEN_OPTIONS);
   let entries: NamedEntry[];
   try {
@@ -81,39 +84,52 @@ export async function repackWith(file: string, added: PackageFile | undefined): 
     source.close();
     throw err;
   }
-  const target = new yazl.ZipFile();
-  const output = target.outputStream as Readable; // a PassThrough, typed loosely by @types/yazl
-  let current: Readable | undefined;
-  // A failed entry ends the download with an error (the client sees a cut-off archive), never a crash.
-  const fail = (err: Error) => output.destroy(err);
-  target.on('error', fail);
-  output.on('close', () => {
-    current?.destroy();
-    source.close();
-  });
-
+  const raw: RawEntry[] = [];
   for (const { entry, name } of entries) {
-    if (added && sameName(name, added.name)) continue;
-    const mtime = entry.getLastModDate();
-    const mode = unixMode(entry);
-    if (name.endsWith('/')) {
-      target.addEmptyDirectory(name, { mtime, ...(mode ? { mode } : {}) });
-      continue;
-    }
-    const options = { mtime, compress: entry.compressionMethod === DEFLATED, size: entry.uncompressedSize, ...(mode ? { mode } : {}) };
-    // Lazy: yazl asks for each entry's data only when the previous one is written, one open at a time.
-    target.addReadStreamLazy(name, options, (done) => {
-      source.openReadStream(entry, (err, stream) => {
-        if (err) return done(err, undefined as never);
-        current = stream;
-        stream.on('error', fail);
-        done(null, stream);
-      });
+    if (added && nameKey(name) === nameKey(added.name)) continue;
+    const folder = name.endsWith('/');
+    raw.push({
+      name,
+      method: folder ? STORED : entry.compressionMethod,
+      crc32: folder ? 0 : entry.crc32,
+      compressedSize: folder ? 0 : entry.compressedSize,
+      uncompressedSize: folder ? 0 : entry.uncompressedSize,
+      dosTime: entry.lastModFileTime,
+      dosDate: entry.lastModFileDate,
+      mode: unixMode(entry) ?? (folder ? DEFAULT_FOLDER_MODE : DEFAULT_FILE_MODE),
+      open: () => source.openReadStreamPromise(entry, { decodeFileData: false }),
     });
   }
-  if (added) target.addBuffer(added.content, added.name, { mtime: added.mtime });
-  target.end();
+  if (added) raw.push(fileEntry(added));
+  const output = writeZip(raw);
+  output.stream.on('close', () => source.close());
   return output;
+}
+
+/** A file made by the server (rmm-agent.json), deflated. */
+function fileEntry(file: PackageFile): RawEntry {
+  const data = deflateRawSync(file.content);
+  const { dosTime, dosDate } = dosDateTime(file.mtime);
+  return {
+    name: file.name,
+    method: DEFLATED,
+    crc32: crc32(file.content),
+    compressedSize: data.length,
+    uncompressedSize: file.content.length,
+    dosTime,
+    dosDate,
+    mode: DEFAULT_FILE_MODE,
+    open: () => Promise.resolve(Readable.from([data])),
+  };
+}
+
+/** MS-DOS local time fields, as ZIP headers carry them (2-second resolution, years 1980 to 2107). */
+function dosDateTime(date: Date): { dosTime: number; dosDate: number } {
+  const year = Math.min(Math.max(date.getFullYear(), 1980), 2107);
+  return {
+    dosTime: (date.getHours() << 11) | (date.getMinutes() << 5) | Math.floor(date.getSeconds() / 2),
+    dosDate: ((year - 1980) << 9) | ((date.getMonth() + 1) << 5) | date.getDate(),
+  };
 }
 
 /** The central directory with every entry checked; any problem is a refusal naming the entry. */
@@ -126,10 +142,11 @@ async function readEntries(zip: ZipFile): Promise<NamedEntry[]> {
   let unpacked = 0;
   for await (const entry of zip.eachEntry()) {
     const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
-    const unsafe = unsafeNameReason(name);
-    if (unsafe) throw refused(`Entry "${printable(name)}" could be extracted outside its folder: ${unsafe}`);
-    const key = name.replace(/\/$/, '').toLowerCase();
-    if (seen.has(key)) throw refused(`Entry "${printable(name)}" appears twice (letter case aside), so one would overwrite the other`);
+    const problem = nameProblem(name);
+    if (problem?.escapes) throw refused(`Entry "${printable(name)}" could be extracted outside its folder: ${problem.reason}`);
+    if (problem) throw refused(`Entry "${printable(name)}" cannot be extracted safely on Windows: ${problem.reason}`);
+    const key = nameKey(name);
+    if (seen.has(key)) throw refused(`Entry "${printable(name)}" appears twice (letter case and Unicode form aside), so one would overwrite the other`);
     seen.add(key);
     if (key.startsWith(`${AGENT_CONFIG_FILE}/`)) throw refused(`Entry "${printable(name)}" is inside a folder named ${AGENT_CONFIG_FILE}, which the server adds as a file`);
     if (isSymlink(entry)) throw refused(`Entry "${printable(name)}" is a symbolic link, which could point outside its folder`);
@@ -144,27 +161,7 @@ async function readEntries(zip: ZipFile): Promise<NamedEntry[]> {
   return entries;
 }
 
-/**
- * Why a name could escape the folder it is extracted into, or undefined. Beyond yauzl's own check
- * (absolute paths, drive letters, `..`, backslashes), Windows drops trailing dots and spaces from a
- * segment (so `.. ` is `..`) and reads `:` as a drive or an alternate data stream.
- */
-export function unsafeNameReason(name: string): string | undefined {
-  if (name === '') return 'an empty name';
-  if (name.includes('\\')) return 'a backslash, which Windows reads as a folder separator';
-  if (name.startsWith('/') || /^[a-z]:/i.test(name)) return 'an absolute path';
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f:]/.test(name)) return 'a colon or a control character';
-  if (name.replace(/\/$/, '').split('/').some((segment) => /^[. ]+$/.test(segment))) return 'a segment made only of dots and spaces, such as ..';
-  // yauzl's own rule as the last word, should it ever learn more than the rules above.
-  return yauzl.validateFileName(name) ?? undefined;
-}
-
-function sameName(a: string, b: string): boolean {
-  return a.replace(/\/$/, '').toLowerCase() === b.toLowerCase();
-}
-
-/** Permissions recorded by a Unix zip tool, kept for Unix extractors; other makers' attributes mean nothing to yazl. */
+/** Permissions recorded by a Unix zip tool, kept for Unix extractors; other makers' attributes are not carried over. */
 function unixMode(entry: Entry): number | undefined {
   return entry.versionMadeBy >> 8 === UNIX_MADE_BY ? entry.externalFileAttributes >>> 16 || undefined : undefined;
 }
