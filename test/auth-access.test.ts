@@ -33,7 +33,8 @@ const AGENT_KEY = [
   /^GET \/api\/v1\/installer\/download$/,
   /^GET \/api\/v1\/agents\/:[^/]+$/,
   /^DELETE \/api\/v1\/agents\/:[^/]+\/request-update$/,
-  /^GET \/api\/v1\/customers\/:[^/]+\/wau\/(included|excluded)$/,
+  /^POST \/api\/v1\/agents\/:[^/]+\/updater-report$/,
+  /^GET \/api\/v1\/customers\/:[^/]+\/wau\/(included|excluded)(_apps\.txt)?$/,
 ];
 const TERMINAL = /^GET \/api\/v1\/terminal$/;
 const USERS_ONLY = [

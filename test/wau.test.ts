@@ -187,47 +187,63 @@ describe('2. rules and the list files', () => {
   });
 });
 
-describe('3. Last-Modified and If-Modified-Since', () => {
-  it('answers 304 for the last Last-Modified, and 200 with the new list after each rule change', async () => {
-    const fetchList = (list: string, since?: string) =>
-      get(wau(customerA, list), { ...apiKey(keyA), ...(since ? { 'if-modified-since': since } : {}) });
+describe('3. Last-Modified, ETag and the conditional requests', () => {
+  it('answers 304 for the current validators, and 200 with the new list after each rule change', async () => {
+    const fetchList = (list: string, since?: string, etag?: string) =>
+      get(wau(customerA, list), { ...apiKey(keyA), ...(since ? { 'if-modified-since': since } : {}), ...(etag ? { 'if-none-match': etag } : {}) });
     const first = await fetchList('included');
     const lastModified = first.headers['last-modified'] as string;
+    const etag = first.headers.etag as string;
     expect(lastModified).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    // The earlier rules were made at 10:00:00 by this clock, which has not moved: Last-Modified stays a
+    // second before Date, never after it.
+    expect([first.headers.date, lastModified]).toEqual(['Tue, 01 Jan 2030 10:00:00 GMT', 'Tue, 01 Jan 2030 09:59:59 GMT']);
 
     const unchanged = await fetchList('included', lastModified);
-    expect([unchanged.statusCode, unchanged.body, unchanged.headers['last-modified']]).toEqual([304, '', lastModified]);
+    expect([unchanged.statusCode, unchanged.body, unchanged.headers['last-modified'], unchanged.headers.etag]).toEqual([304, '', lastModified, etag]);
     expect((await fetchList('included', new Date(Date.parse(lastModified) + 60_000).toUTCString())).statusCode).toBe(304);
     expect((await fetchList('included', new Date(Date.parse(lastModified) - 1000).toUTCString())).statusCode).toBe(200);
     expect((await fetchList('included', 'not a date')).statusCode).toBe(200);
+    expect((await fetchList('included', undefined, `"other", W/${etag}`)).statusCode).toBe(304);
+    expect((await fetchList('included', undefined, '*')).statusCode).toBe(304);
+    // If-None-Match decides when both are sent.
+    expect((await fetchList('included', lastModified, '"other"')).statusCode).toBe(200);
 
-    // A change within the same second still moves Last-Modified: the clock has not moved at all.
+    // A change within the same second: the ETag changes at once; Last-Modified cannot pass Date - 1 s yet.
     expect((await addRule(customerA, { action: 'allow', package_id: 'VideoLAN.VLC' })).statusCode).toBe(201);
-    const afterCreate = await fetchList('included', lastModified);
+    const afterCreate = await fetchList('included', undefined, etag);
     expect([afterCreate.statusCode, afterCreate.body]).toEqual([200, 'Mozilla.Firefox\nNotepad++.Notepad++\nVideoLAN.VLC\n']);
-    const secondModified = afterCreate.headers['last-modified'] as string;
-    expect(Date.parse(secondModified)).toBeGreaterThan(Date.parse(lastModified));
+    expect(afterCreate.headers['last-modified']).toBe(lastModified);
+    expect(afterCreate.headers.etag).not.toBe(etag);
+    // A second later Last-Modified has moved past every value served before the change.
+    clock.advance(1000);
+    const nextSecond = await fetchList('included', lastModified);
+    expect([nextSecond.statusCode, nextSecond.headers['last-modified']]).toEqual([200, 'Tue, 01 Jan 2030 10:00:00 GMT']);
+    const secondModified = nextSecond.headers['last-modified'] as string;
     expect((await fetchList('included', secondModified)).statusCode).toBe(304);
 
     clock.advance(3_600_000);
     expect((await removeRules(customerA, `?package_id=${encodeURIComponent('Notepad++.Notepad++')}`)).json()).toEqual({ deleted: 1 });
     const afterDelete = await fetchList('included', secondModified);
     expect([afterDelete.statusCode, afterDelete.body]).toEqual([200, 'Mozilla.Firefox\nVideoLAN.VLC\n']);
-    expect(afterDelete.headers['last-modified']).toBe('Tue, 01 Jan 2030 11:00:00 GMT');
+    expect(afterDelete.headers['last-modified']).toBe('Tue, 01 Jan 2030 11:00:00 GMT'); // Date - 1 s
+    clock.advance(60_000);
+    const settled = await fetchList('included', 'Tue, 01 Jan 2030 11:00:00 GMT');
+    expect([settled.statusCode, settled.headers['last-modified']]).toEqual([200, 'Tue, 01 Jan 2030 11:00:01 GMT']); // the change's second
     // One time per customer: a change of either list is the other's change too.
     expect((await fetchList('excluded', secondModified)).statusCode).toBe(200);
-    expect((await fetchList('excluded', 'Tue, 01 Jan 2030 11:00:00 GMT')).statusCode).toBe(304);
+    expect((await fetchList('excluded', 'Tue, 01 Jan 2030 11:00:01 GMT')).statusCode).toBe(304);
     // Deleting nothing changes nothing.
     clock.advance(60_000);
     expect((await removeRules(customerA, '?package_id=Not.There')).json()).toEqual({ deleted: 0 });
-    expect((await fetchList('included', 'Tue, 01 Jan 2030 11:00:00 GMT')).statusCode).toBe(304);
+    expect((await fetchList('included', 'Tue, 01 Jan 2030 11:00:01 GMT')).statusCode).toBe(304);
   });
 
-  it("is the customer's creation time while it has never had a rule change", async () => {
+  it("is the customer's creation time (rounded up to the second) while it has never had a rule change", async () => {
     const fresh = await createCustomer(t.app, admin.authorization!.slice(7), 'W-300');
     const res = await get(wau(fresh.id, 'excluded'));
     expect([res.statusCode, res.body]).toEqual([200, '']);
-    expect(res.headers['last-modified']).toBe(new Date(Math.floor(Date.parse(fresh.created_at) / 1000) * 1000).toUTCString());
+    expect(res.headers['last-modified']).toBe(new Date(Math.ceil(Date.parse(fresh.created_at) / 1000) * 1000).toUTCString());
   });
 });
 

@@ -49,20 +49,16 @@ export async function listPackageIds(db: Db, customerId: number, action: WauActi
 }
 
 /**
- * Records a change of the customer's rules at `now` (whole seconds). The recorded time also moves at
- * least one second past the previous one (or past the customer's creation, the lists' first
- * Last-Modified): two changes within one second still give the lists two different Last-Modified
- * values, so an updater holding the first one never gets 304 for the second. Call in the change's
- * transaction; the upsert's row lock orders concurrent changes of one customer.
+ * Records a change of the customer's rules at `now`, as it is (the lists' validators round it, see
+ * list-validators.ts). The recorded time never goes back, should the clock step back. Call last in the
+ * change's transaction, so the time is as close to the commit as it can be; the upsert's row lock orders
+ * concurrent changes of one customer. A customer deleted meanwhile records nothing.
  */
 export async function recordListChange(db: Db, customerId: number, now: Date): Promise<void> {
-  const second = new Date(Math.floor(now.getTime() / 1000) * 1000);
   await sql`
     insert into wau_list_changes (customer_id, changed_at)
-    select c.id, greatest(${second}::timestamptz, date_trunc('second', c.created_at) + interval '1 second')
-    from customers c where c.id = ${customerId}
-    on conflict (customer_id) do update
-      set changed_at = greatest(${second}::timestamptz, wau_list_changes.changed_at + interval '1 second')`.execute(db);
+    select c.id, ${now}::timestamptz from customers c where c.id = ${customerId}
+    on conflict (customer_id) do update set changed_at = greatest(excluded.changed_at, wau_list_changes.changed_at)`.execute(db);
 }
 
 export async function findListChange(db: Db, customerId: number): Promise<Date | undefined> {

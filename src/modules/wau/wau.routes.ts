@@ -1,12 +1,11 @@
 // /customers/{id}/wau/*: a customer's winget-autoupdate rules, the software inventory of its Windows
-// agents, and the two list files winget-autoupdate fetches on the device (agent keys may read those).
+// agents; the list files winget-autoupdate fetches on the device are in wau-lists.routes.ts.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { idParams } from '../../http/common-schemas.js';
 import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { AppError } from '../../platform/errors.js';
-import type { WauAction } from '../../db/schema.js';
 import {
   createRuleBody,
   deletedCountSchema,
@@ -16,6 +15,7 @@ import {
   ruleSchema,
   toRuleDto,
 } from './wau.schemas.js';
+import { wauListRoutes } from './wau-lists.routes.js';
 import type { InventoryProduct, WauService } from './wau.service.js';
 
 const tags = ['software updates'];
@@ -23,11 +23,6 @@ const scopeNote = "A customer outside the caller's customer scope is 404.";
 
 const RULE_LIST = allByDefault('by package id (byte order, as in the list files), then id');
 const INVENTORY_LIST = allByDefault('by name ignoring case, then name and publisher (byte order)');
-
-const LISTS: ReadonlyArray<{ path: 'included' | 'excluded'; action: WauAction }> = [
-  { path: 'included', action: 'allow' },
-  { path: 'excluded', action: 'block' },
-];
 
 export const wauRoutes: FastifyPluginAsyncZod<{ wau: WauService }> = async (app, { wau }) => {
   app.get(
@@ -119,33 +114,7 @@ export const wauRoutes: FastifyPluginAsyncZod<{ wau: WauService }> = async (app,
     },
   );
 
-  for (const { path, action } of LISTS) {
-    app.get(
-      `/customers/:id/wau/${path}`,
-      {
-        config: { access: 'agent' },
-        schema: {
-          summary: `The ${action} rules as winget-autoupdate's ${path}_apps.txt`,
-          description:
-            `For the on-device updater (agent keys may read it). text/plain: one package id per line, in byte order, unique, no comments, final newline; no rules → empty body. ` +
-            `\`Last-Modified\` is the customer's latest rule change (creation or deletion, of either list), or its creation; \`If-Modified-Since\` at or after it → 304 without a body. ${scopeNote}`,
-          tags,
-          params: idParams,
-          response: {
-            200: { description: `The ${path} list`, content: { 'text/plain': { schema: z.string() } } },
-            304: { description: 'Not modified since If-Modified-Since: no body', content: { 'text/plain': { schema: z.literal('') } } },
-          },
-        },
-      },
-      async (request, reply) => {
-        const since = parseHttpDate(request.headers['if-modified-since']);
-        const list = await wau.packageList(callerOf(request), request.params.id, action, since);
-        reply.header('last-modified', list.lastModified.toUTCString()).header('cache-control', 'no-cache');
-        if (list.body === null) return reply.code(304).send();
-        return reply.type('text/plain; charset=utf-8').send(list.body);
-      },
-    );
-  }
+  await app.register(wauListRoutes, { wau });
 };
 
 /** The value given in the body or the query; both given and different → 400. */
@@ -156,9 +125,3 @@ function agreeing<T>(field: string, fromBody: T | undefined, fromQuery: T | unde
   return fromBody ?? fromQuery;
 }
 
-/** An HTTP date, or undefined for none or one that does not parse (then the full list is sent). */
-function parseHttpDate(value: string | undefined): Date | undefined {
-  if (!value) return undefined;
-  const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : new Date(ms);
-}

@@ -12,6 +12,7 @@ import { assertInScope, type Caller } from '../auth/caller.js';
 import * as customers from '../customers/customers.repo.js';
 import { compareVersions } from '../firmware/versions.js';
 import * as inventory from './inventory.repo.js';
+import { isNotModified, listValidators, type ListConditions, type ListValidators } from './list-validators.js';
 import * as repo from './wau.repo.js';
 
 export type { WauRuleRow } from './wau.repo.js';
@@ -24,8 +25,7 @@ export interface InventoryProduct {
 }
 
 /** A list for the on-device updater; `body` is null when the caller's copy is current (304). */
-export interface PackageList {
-  lastModified: Date;
+export interface PackageList extends ListValidators {
   body: string | null;
 }
 
@@ -57,7 +57,7 @@ export class WauService {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const rule = await repo.insertRule(trx, values);
-        await repo.recordListChange(trx, customerId, now);
+        await repo.recordListChange(trx, customerId, this.clock.now());
         return rule;
       });
     } catch (err) {
@@ -97,16 +97,17 @@ export class WauService {
   }
 
   /**
-   * The package ids of one action as winget-autoupdate's list file, unless `ifModifiedSince` is at or
-   * after the list's Last-Modified (then `body` is null).
+   * The package ids of one action as winget-autoupdate's list file, with its validators; `body` is null
+   * when the request's conditions show the caller's copy is current.
    */
-  async packageList(caller: Caller, customerId: number, action: WauAction, ifModifiedSince?: Date): Promise<PackageList> {
+  async packageList(caller: Caller, customerId: number, action: WauAction, conditions: ListConditions = {}): Promise<PackageList> {
     const customer = await this.customer(caller, customerId);
-    // The time is read before the list: a change committed in between then makes the list newer than
-    // its Last-Modified (the next request fetches it again), never older (which would be cached for good).
-    const lastModified = (await repo.findListChange(this.db, customerId)) ?? wholeSecond(customer.created_at);
-    if (ifModifiedSince && ifModifiedSince.getTime() >= lastModified.getTime()) return { lastModified, body: null };
-    return { lastModified, body: formatPackageList(await repo.listPackageIds(this.db, customerId, action)) };
+    // The change time is read before the list: a change committed in between then makes the list newer
+    // than its Last-Modified (the next request fetches it again), never older (which would be cached for good).
+    const changedAt = (await repo.findListChange(this.db, customerId)) ?? customer.created_at;
+    const body = formatPackageList(await repo.listPackageIds(this.db, customerId, action));
+    const validators = listValidators(body, changedAt, this.clock.now());
+    return { ...validators, body: isNotModified(validators, conditions) ? null : body };
   }
 
   private async customer(caller: Caller, customerId: number): Promise<customers.CustomerRow> {
@@ -121,9 +122,4 @@ export class WauService {
 export function formatPackageList(ids: readonly string[]): string {
   const unique = [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return unique.map((id) => `${id}\n`).join('');
-}
-
-/** HTTP dates carry whole seconds. */
-function wholeSecond(date: Date): Date {
-  return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
