@@ -10,6 +10,7 @@ import tasks from './0007_tasks.js';
 import wau from './0008_wau.js';
 import attentionFacts from './0009_attention_facts.js';
 import agentListOrder from './0010_agent_list_order.js';
+import updateChannel from './0011_update_channel.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -24,4 +25,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0008_wau', wau],
   ['0009_attention_facts', attentionFacts],
   ['0010_agent_list_order', agentListOrder],
+  ['0011_update_channel', updateChannel],
 ];

@@ -3,6 +3,7 @@
 // commands are handed to that server through its admin socket.
 import { ADMIN_COMMANDS, findAdminCommand, runAdminCommand, type AdminRequest } from './admin/commands.js';
 import { adminSocketPath, sendAdminRequest } from './admin/admin-socket.js';
+import { FIRMWARE_SIGN_USAGE, runFirmwareSign } from './admin/firmware-sign.js';
 import { createCoreServices } from './apps/server/services.js';
 import { ConfigError, loadConfig, type Config } from './config/env.js';
 import { createDb, type DbHandle } from './db/create-db.js';
@@ -21,6 +22,7 @@ function usage(): string {
     ['migrate', 'apply pending database migrations'],
     ['version', 'print the product version'],
     [TUNNEL_CONNECT_USAGE, 'expose a tunnel as a local port (see tunnel connect --help)'],
+    [FIRMWARE_SIGN_USAGE, 'sign firmware offline with an Ed25519 key (see firmware sign --help)'],
     ...Object.values(ADMIN_COMMANDS).map((c) => [c.usage, c.summary]),
   ];
   const width = Math.max(...lines.map(([u]) => u!.length));
@@ -94,6 +96,8 @@ async function main(argv: string[]): Promise<number> {
   }
   // A client of a running server: no configuration or database of its own.
   if (name === 'tunnel' && argv[1] === 'connect') return runTunnelConnect(argv.slice(2), process.env, out);
+  // Offline signing: no configuration, no database.
+  if (name === 'firmware' && argv[1] === 'sign') return runFirmwareSign(argv.slice(2), out);
   if (name !== 'migrate' && !findAdminCommand(argv.filter((a) => a !== '--password-stdin'))) {
     console.error(`unknown command: ${argv.join(' ')}\n\n${usage()}`);
     return 2;

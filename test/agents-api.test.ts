@@ -15,7 +15,7 @@ interface Agent { id: string; name: string; hostname: string; platform: string |
 type Customer = Awaited<ReturnType<typeof createCustomer>>;
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const AGENT_FIELDS = ['agent_version', 'connected', 'created_at', 'customer_id', 'hostname', 'id', 'last_heartbeat', 'name', 'platform', 'status', 'update_requested'];
+const AGENT_FIELDS = ['agent_version', 'connected', 'created_at', 'customer_id', 'hostname', 'id', 'last_heartbeat', 'name', 'platform', 'status', 'update_requested', 'updater'];
 const MISSING = 'f'.repeat(32);
 
 let t: TestApp;
@@ -74,6 +74,7 @@ describe('POST /agents (pre-registration)', () => {
       agent_version: null,
       connected: false,
       created_at: expect.stringMatching(ISO),
+      updater: null,
     });
   });
 

@@ -148,7 +148,7 @@ describe('the update request flag', () => {
     expect(set.json()).toEqual({ update_requested: true });
     const offered = await heartbeat(id, 'freebsd', oldSha);
     expect(offered.update_available).toBe(true);
-    expect(offered.update).toEqual({ version: '5.0.0', sha256: sha(binary), size: 4096, download_url: `${s.url}/api/v1/firmware/download?platform=freebsd&version=5.0.0` });
+    expect(offered.update).toEqual({ version: '5.0.0', sha256: sha(binary), size: 4096, download_url: `${s.url}/api/v1/firmware/download?platform=freebsd&version=5.0.0`, signature: null });
     const download = await fetch(offered.update!.download_url, { headers: { 'x-api-key': agentKey } });
     expect(sha(Buffer.from(await download.arrayBuffer()))).toBe(sha(binary));
 

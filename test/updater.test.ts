@@ -143,6 +143,9 @@ describe('updater with a real agent process', () => {
       service,
       pollIntervalMs: 200,
       healthTimeoutMs: 20_000,
+      // Short windows on the real clock: the long ones are in updater-health.test.ts, on a FakeClock.
+      healthWindowMs: 1_000,
+      heartbeatGapMs: 3_000,
       healthPollMs: 100,
       log: (line) => logs.push(line),
     });
@@ -188,7 +191,8 @@ describe('updater with a real agent process', () => {
 
     expect(await readFile(binary, 'utf8')).toBe(v1);
     expect(service.pid).toBe(pid); // never stopped
-    expect(await readdir(dir)).toEqual(['rmm-agent']); // no download left behind, nothing replaced
+    // No download left behind, nothing replaced; the refusal is remembered beside the binary.
+    expect((await readdir(dir)).sort()).toEqual(['rmm-agent', 'rmm-agent.update-memory.json']);
     const before = (await agentView(agentId)).last_heartbeat;
     await waitForHeartbeatFrom(agentId, 'v1', before);
     expect((await agentView(agentId)).update_requested).toBe(true);

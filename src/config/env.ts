@@ -90,6 +90,14 @@ const envSchema = z
     WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     WEB_CONSOLE_DIR: z.string().min(1).optional(),
     FIRMWARE_MAX_BYTES: wholeNumber(String(256 * 1024 * 1024), 'bytes', 16 * 1024 * 1024 * 1024),
+    FIRMWARE_PUBLIC_KEY: z
+      .string()
+      .trim()
+      .refine((v) => {
+        const raw = Buffer.from(v, 'base64');
+        return raw.length === 32 && raw.toString('base64') === v;
+      }, 'must be base64 of a raw 32-byte Ed25519 public key (as `npm run cli -- firmware sign` prints it)')
+      .optional(),
     CALLSTATUS_PORT: port(8081),
     CALLSTATUS_DATABASE_URL: postgresUrl,
     CALLSTATUS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -143,6 +151,8 @@ export interface Config {
   readonly webConsoleDir: string;
   /** Largest firmware binary or installer package accepted (413 above). */
   readonly firmwareMaxBytes: number;
+  /** Unset: uploads may come without a signature. Set: every upload must carry one that verifies with it. */
+  readonly firmwarePublicKey: string | undefined;
   /** The call-status service (second app). */
   readonly callstatus: {
     readonly port: number;
@@ -189,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.ENCRYPTION_KEY,
     adminPassword: e.ADMIN_PASSWORD,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
+    firmwarePublicKey: e.FIRMWARE_PUBLIC_KEY,
     webConsoleDir: path.resolve(e.WEB_CONSOLE_DIR ?? path.join(packageRoot() ?? '.', 'dist', 'web')),
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
     terminal: Object.freeze({ enabled: e.TERMINAL_ENABLED, shell: e.TERMINAL_SHELL }),

@@ -87,7 +87,14 @@ export interface AgentsTable {
   /** The latest heartbeat body exactly as received (text; cast with ::json to query inside). */
   system: string | null;
   created_at: CreatedAt;
+  /** The on-device updater's latest report (migration 0011); all null until its first. */
+  updater_state: UpdaterState | null;
+  updater_version: string | null;
+  updater_message: string | null;
+  updater_reported_at: Timestamp | null;
 }
+
+export type UpdaterState = 'installing' | 'healthy' | 'rolled_back' | 'rollback_failed' | 'refused';
 
 export interface AgentEventsTable {
   id: Generated<number>;
@@ -145,6 +152,8 @@ export interface FirmwareTable {
   sha256: string;
   size: number;
   created_at: Timestamp;
+  /** Detached Ed25519 signature (base64) of the firmware's signed text, or null when uploaded without. */
+  signature: string | null;
 }
 
 export interface InstallersTable {

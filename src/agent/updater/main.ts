@@ -2,8 +2,10 @@
 // PATH [...] [-- agent args]`. Parses and checks the arguments (exit 2 with the usage on a bad one), picks
 // how the agent is stopped and started, polls until SIGINT/SIGTERM. With the plain strategy the updater
 // is the agent's parent: it starts the agent first and stops it when it stops itself.
-import { stat } from 'node:fs/promises';
+import type { KeyObject } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { parsePublicKey } from '../../modules/firmware/firmware-signature.js';
 import type { Platform } from '../device-state.js';
 import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, stopOnSignals, timestampedLog, UsageError } from '../cli-args.js';
 import { parseServiceCommand, PlainProcess, RcService, SystemdService, type ServiceControl } from './service-control.js';
@@ -23,7 +25,15 @@ const USAGE = `Usage: npm run updater -- --server URL --key KEY --agent-id ID --
                          without a shell, e.g. "systemctl {action} rmm-agent"; status exit 0 = running
   --platform P           firmware platform: freebsd, linux or windows (default: the agent's, from the server)
   --interval S           seconds between polls (default 60)
-  --health-timeout S     seconds a new binary has to reach the server before it is rolled back (default 120)
+  --health-timeout S     seconds a new binary has to get its first heartbeat to the server (default 180)
+  --health-window S      seconds it must then keep heartbeating and running to be kept (default 300)
+  --heartbeat-gap S      longest pause between its heartbeats within the window (default 150: 2.5 x
+                         the agent's 60 s interval; raise it for agents that heartbeat less often)
+                         Time in which the server cannot be reached does not count: the wait is extended.
+  --public-key KEY       Ed25519 public key (base64 of the raw 32 bytes, as \`npm run cli -- firmware sign\`
+                         prints it; or environment variable RMM_FIRMWARE_PUBLIC_KEY): firmware without a
+                         signature that verifies with it is refused
+  --public-key-file F    the same key read from a file (base64, or a PEM public key)
   -h, --help             show this help
 `;
 
@@ -35,6 +45,9 @@ interface UpdaterArgs {
   platform?: Platform;
   pollIntervalMs: number;
   healthTimeoutMs: number;
+  healthWindowMs: number;
+  heartbeatGapMs: number;
+  publicKey: KeyObject | null;
   /** Builds the strategy; `log` goes to the plain child's exit messages. */
   service: (log: (line: string) => void) => ServiceControl;
 }
@@ -70,7 +83,26 @@ function serviceOf(values: { service?: string; 'service-cmd'?: string }, binaryP
   return kind === 'systemd' ? () => new SystemdService(name) : () => new RcService(name);
 }
 
-function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): UpdaterArgs | 'help' {
+/** --public-key, --public-key-file or RMM_FIRMWARE_PUBLIC_KEY; null when none is given. */
+async function publicKeyOf(values: { 'public-key'?: string; 'public-key-file'?: string }, env: NodeJS.ProcessEnv): Promise<KeyObject | null> {
+  if (values['public-key'] !== undefined && values['public-key-file'] !== undefined) throw new UsageError('use either --public-key or --public-key-file, not both');
+  let text = values['public-key'] ?? env.RMM_FIRMWARE_PUBLIC_KEY;
+  let from = values['public-key'] !== undefined ? '--public-key' : 'RMM_FIRMWARE_PUBLIC_KEY';
+  if (values['public-key-file'] !== undefined) {
+    from = `--public-key-file ${values['public-key-file']}`;
+    text = await readFile(values['public-key-file'], 'utf8').catch((err: Error) => {
+      throw new UsageError(`${from}: ${err.message}`);
+    });
+  }
+  if (text === undefined || text === '') return null;
+  try {
+    return parsePublicKey(text);
+  } catch (err) {
+    throw new UsageError(`${from}: ${(err as Error).message}`);
+  }
+}
+
+async function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): Promise<UpdaterArgs | 'help'> {
   // Everything after the first `--` belongs to the agent, untouched.
   const split = argv.indexOf('--');
   const own = split === -1 ? argv : argv.slice(0, split);
@@ -85,6 +117,10 @@ function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): UpdaterArgs |
     platform: { type: 'string' },
     interval: { type: 'string' },
     'health-timeout': { type: 'string' },
+    'health-window': { type: 'string' },
+    'heartbeat-gap': { type: 'string' },
+    'public-key': { type: 'string' },
+    'public-key-file': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
@@ -105,14 +141,17 @@ function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): UpdaterArgs |
     binaryPath,
     ...(platform !== undefined ? { platform: platform as Platform } : {}),
     pollIntervalMs: seconds(values.interval, 60, '--interval', 86_400),
-    healthTimeoutMs: seconds(values['health-timeout'], 120, '--health-timeout', 3_600),
+    healthTimeoutMs: seconds(values['health-timeout'], 180, '--health-timeout', 3_600),
+    healthWindowMs: seconds(values['health-window'], 300, '--health-window', 86_400),
+    heartbeatGapMs: seconds(values['heartbeat-gap'], 150, '--heartbeat-gap', 86_400),
+    publicKey: await publicKeyOf(values, env),
     service: serviceOf(values, binaryPath, agentArgs),
   };
 }
 
 async function main(): Promise<void> {
   const args = await argsOrExit(async () => {
-    const parsed = parseUpdaterArgs(process.argv.slice(2), process.env);
+    const parsed = await parseUpdaterArgs(process.argv.slice(2), process.env);
     if (parsed !== 'help') {
       const info = await stat(parsed.binaryPath).catch(() => undefined);
       if (!info?.isFile()) throw new UsageError(`--binary ${parsed.binaryPath} is not a file`);
@@ -133,8 +172,12 @@ async function main(): Promise<void> {
     await plain?.stop();
   }, log);
 
-  log(`updater starting: server ${args.serverUrl}, agent ${args.agentId}, binary ${args.binaryPath}, ${service.description}`);
-  if (plain) await plain.start();
+  log(
+    `updater starting: server ${args.serverUrl}, agent ${args.agentId}, binary ${args.binaryPath}, ${service.description}; ` +
+      `health: first heartbeat within ${args.healthTimeoutMs / 1000} s, then ${args.healthWindowMs / 1000} s without a gap over ${args.heartbeatGapMs / 1000} s`,
+  );
+  // A binary that cannot start is the updater's business (a recorded update is rolled back), not a crash.
+  if (plain) await plain.start().catch((err: Error) => log(`the agent did not start: ${err.message}`));
   await updater.run();
 }
 

@@ -37,6 +37,9 @@ import { firmwareRoutes } from '../../modules/firmware/firmware.routes.js';
 import { FirmwareService } from '../../modules/firmware/firmware.service.js';
 import { UpdateFlags } from '../../modules/firmware/update-flag.js';
 import { updateFlagRoutes } from '../../modules/firmware/update-flag.routes.js';
+import { parsePublicKey } from '../../modules/firmware/firmware-signature.js';
+import { UpdaterReports } from '../../modules/firmware/updater-report.js';
+import { updaterReportRoutes } from '../../modules/firmware/updater-report.routes.js';
 import { installerRoutes } from '../../modules/installer/installer.routes.js';
 import { InstallerService } from '../../modules/installer/installer.service.js';
 import { LayoutRegistry } from '../../modules/metrics/layouts.js';
@@ -160,7 +163,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   }
 
   const blobs = new BlobStore(path.join(deps.config.dataDir, 'blobs'));
-  const firmware = new FirmwareService(deps.db.db, blobs, clock, deps.config.firmwareMaxBytes);
+  const firmwareKey = deps.config.firmwarePublicKey ? parsePublicKey(deps.config.firmwarePublicKey) : null;
+  const firmware = new FirmwareService(deps.db.db, blobs, clock, deps.config.firmwareMaxBytes, firmwareKey);
   const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings);
 
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
@@ -191,6 +195,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(installerRoutes, { installers: new InstallerService(deps.db.db, blobs, core.settings, clock, deps.config.firmwareMaxBytes) });
       await api.register(firmwareRoutes, { firmware, maxBytes: deps.config.firmwareMaxBytes });
       await api.register(updateFlagRoutes, { flags: updates });
+      await api.register(updaterReportRoutes, { reports: new UpdaterReports(deps.db.db, agents, clock) });
     },
     { prefix: API_PREFIX },
   );

@@ -23,6 +23,10 @@ const AGENT_COLUMNS = [
   'last_heartbeat',
   'last_api_key',
   'created_at',
+  'updater_state',
+  'updater_version',
+  'updater_message',
+  'updater_reported_at',
 ] as const;
 
 /** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */

@@ -77,10 +77,28 @@ export const heartbeatResponse = z.object({
   server_time: timestampSchema,
   update_available: z.boolean(),
   update: z
-    .object({ version: z.string(), sha256: z.string(), size: z.number().int(), download_url: z.string() })
+    .object({
+      version: z.string(),
+      sha256: z.string(),
+      size: z.number().int(),
+      download_url: z.string(),
+      signature: z.string().nullable().describe('Detached Ed25519 signature of the firmware (base64), null when it was uploaded without'),
+    })
     .optional()
     .describe('Only when update_available'),
 });
+
+export const updaterStateSchema = z.enum(['installing', 'healthy', 'rolled_back', 'rollback_failed', 'refused']);
+
+/** The on-device updater's latest report (POST /agents/{id}/updater-report). */
+export const updaterReportSchema = z
+  .object({
+    state: updaterStateSchema,
+    version: z.string().nullable().describe('The firmware version the report is about'),
+    message: z.string().nullable().describe("The updater's own words: why it rolled back or refused, what failed"),
+    reported_at: timestampSchema.describe('When the server received the report'),
+  })
+  .meta({ id: 'UpdaterReport' });
 
 export const agentSchema = z
   .object({
@@ -95,6 +113,7 @@ export const agentSchema = z
     agent_version: z.string().nullable(),
     connected: z.boolean().describe('Its WebSocket is open now'),
     created_at: timestampSchema,
+    updater: updaterReportSchema.nullable().describe("The on-device updater's latest report; null until its first"),
   })
   .meta({ id: 'Agent' });
 
@@ -127,6 +146,10 @@ export function toAgentDto(a: Agent, now: Date, connected: boolean): z.infer<typ
     agent_version: a.agent_version,
     connected,
     created_at: toTimestamp(a.created_at),
+    updater:
+      a.updater_state === null
+        ? null
+        : { state: a.updater_state, version: a.updater_version, message: a.updater_message, reported_at: toTimestamp(a.updater_reported_at ?? a.created_at) },
   };
 }
 

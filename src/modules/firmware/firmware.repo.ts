@@ -1,7 +1,7 @@
-// All SQL of firmware and the update flag: firmware rows naming their binary in the blob store by
-// SHA-256, and the agents' update_requested column.
+// All SQL of firmware and the update channel: firmware rows naming their binary in the blob store by
+// SHA-256, the agents' update_requested column and the updater's latest report on the agent row.
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, FirmwareTable } from '../../db/schema.js';
+import type { Database, FirmwareTable, UpdaterState } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
@@ -26,7 +26,9 @@ export function saveFirmware(db: Db, row: Omit<FirmwareRow, 'id'>, replace: bool
     .insertInto('firmware')
     .values(row)
     .onConflict((oc) =>
-      replace ? oc.columns(['platform', 'version']).doUpdateSet({ sha256: row.sha256, size: row.size, created_at: row.created_at }) : oc.doNothing(),
+      replace
+        ? oc.columns(['platform', 'version']).doUpdateSet({ sha256: row.sha256, size: row.size, created_at: row.created_at, signature: row.signature })
+        : oc.doNothing(),
     )
     .returningAll()
     .executeTakeFirst();
@@ -53,4 +55,24 @@ export async function requestUpdateForAll(db: Db, scope: CustomerScope): Promise
     .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Keeps the updater's latest report on the agent; `requestAgain` sets the update flag as well. */
+export async function saveUpdaterReport(
+  db: Db,
+  agentId: string,
+  report: { state: UpdaterState; version: string | null; message: string | null; reportedAt: Date },
+  requestAgain: boolean,
+): Promise<void> {
+  await db
+    .updateTable('agents')
+    .set({
+      updater_state: report.state,
+      updater_version: report.version,
+      updater_message: report.message,
+      updater_reported_at: report.reportedAt,
+      ...(requestAgain ? { update_requested: true } : {}),
+    })
+    .where('id', '=', agentId)
+    .execute();
 }

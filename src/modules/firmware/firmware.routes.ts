@@ -7,6 +7,7 @@ import { AppError } from '../../platform/errors.js';
 import { timestampSchema } from '../../http/common-schemas.js';
 import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { platformSchema } from '../agents/agents.schemas.js';
+import { isSignatureText } from './firmware-signature.js';
 import type { Firmware, FirmwareService, Platform } from './firmware.service.js';
 import { VERSION_PATTERN } from './versions.js';
 
@@ -19,7 +20,13 @@ const firmwareSchema = z.object({
   sha256: z.string().describe('SHA-256 of the binary, lowercase hex'),
   size: z.number().int().describe('Bytes'),
   created_at: timestampSchema,
+  signature: z.string().nullable().describe('Detached Ed25519 signature (base64) sent with the upload, or null'),
 });
+const signatureHeader = z
+  .string()
+  .refine(isSignatureText, 'must be standard base64 of a 64-byte Ed25519 signature (npm run cli -- firmware sign)')
+  .optional()
+  .describe('Detached Ed25519 signature of `rmm-firmware-signature-v1\\nplatform=<platform>\\nversion=<version>\\nsha256=<hex>\\n`, base64');
 const FIRMWARE_LIST = allByDefault('by platform, then newest version first (numeric-aware: 1.10 after 1.9)');
 const dto = (f: Firmware) => ({ ...f, platform: f.platform as Platform, created_at: f.created_at.toISOString() });
 
@@ -36,9 +43,13 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
         summary: 'Upload an agent binary for a version and platform',
         description:
           'Body: the binary as `application/octet-stream`, streamed to disk and hashed (SHA-256) on the way; only a complete upload is kept. ' +
-          'The same version and platform again → 409 unless `replace=true`; larger than FIRMWARE_MAX_BYTES (default 256 MiB) → 413; empty → 400.',
+          'The same version and platform again → 409 unless `replace=true`; larger than FIRMWARE_MAX_BYTES (default 256 MiB) → 413; empty → 400. ' +
+          'Optional header `x-firmware-signature`: a detached Ed25519 signature made offline (`npm run cli -- firmware sign`), stored with the ' +
+          'firmware and handed to updaters, which check it when they were given the public key; not standard base64 of 64 bytes → 400. ' +
+          'When the server has FIRMWARE_PUBLIC_KEY, an upload without a signature that verifies with it → 400 and nothing is kept.',
         tags,
         querystring: z.object({ version: versionSchema, platform: platformSchema, replace: z.enum(['true', 'false']).default('false') }),
+        headers: z.looseObject({ 'x-firmware-signature': signatureHeader }),
         response: { 201: firmwareSchema },
       },
     },
@@ -50,6 +61,7 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
           platform: request.query.platform,
           replace: request.query.replace === 'true',
           body: request.body as Readable,
+          signature: request.headers['x-firmware-signature'] ?? null,
           ...(Number.isFinite(declared) ? { declaredSize: declared } : {}),
         });
         return await reply.code(201).send(dto(created));
@@ -112,6 +124,7 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
       const { firmware: found, stream } = await firmware.download(request.query.platform, request.query.version);
       const etag = `"${found.sha256}"`;
       reply.header('etag', etag).header('x-firmware-version', found.version).header('x-firmware-sha256', found.sha256);
+      if (found.signature !== null) reply.header('x-firmware-signature', found.signature);
       if (matchesEtag(request.headers['if-none-match'], etag)) {
         stream.destroy();
         return reply.code(304).send();

@@ -1,6 +1,7 @@
 // The firmware store (contract §9): binaries per version and platform, their bytes in the blob store
 // by SHA-256, their records in `firmware`. The latest firmware per platform is what every heartbeat
 // asks about, so it is cached for a few seconds (other servers' uploads show within that time).
+import type { KeyObject } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -8,6 +9,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { invalidPosition, pageOfSorted, type Page, type PageKey, type PageRequest } from '../../platform/paging.js';
 import type { BlobStore } from './blob-store.js';
+import { verifyFirmware } from './firmware-signature.js';
 import * as repo from './firmware.repo.js';
 import { compareVersions } from './versions.js';
 
@@ -25,20 +27,39 @@ export class FirmwareService {
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
     private readonly maxBytes: number,
+    /** FIRMWARE_PUBLIC_KEY: when set, only uploads whose signature verifies with it are kept. */
+    private readonly publicKey: KeyObject | null = null,
   ) {}
 
-  /** Stores a binary; 409 when the version exists for the platform, unless `replace`. */
-  async upload(input: { version: string; platform: Platform; replace: boolean; body: Readable; declaredSize?: number }): Promise<Firmware> {
-    const { version, platform, replace } = input;
+  /**
+   * Stores a binary with its detached signature (base64, already checked for form; null for none);
+   * 409 when the version exists for the platform, unless `replace`.
+   */
+  async upload(input: {
+    version: string;
+    platform: Platform;
+    replace: boolean;
+    body: Readable;
+    signature: string | null;
+    declaredSize?: number;
+  }): Promise<Firmware> {
+    const { version, platform, replace, signature } = input;
     if (input.declaredSize !== undefined && input.declaredSize > this.maxBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `Larger than the limit of ${this.maxBytes} bytes (FIRMWARE_MAX_BYTES)`);
+    }
+    if (this.publicKey && signature === null) {
+      throw new AppError('VALIDATION_ERROR', 'This server accepts only signed firmware: send the x-firmware-signature header (npm run cli -- firmware sign)');
     }
     // Refused before the bytes are read, when it is clear already.
     const previous = await this.find(platform, version);
     if (previous && !replace) throw this.#exists(platform, version);
     const blob = await this.blobs.receive(input.body, this.maxBytes);
+    if (this.publicKey && !verifyFirmware(this.publicKey, { platform, version, sha256: blob.sha256 }, signature!)) {
+      await this.#removeIfUnused(blob.sha256);
+      throw new AppError('VALIDATION_ERROR', `The signature does not verify with FIRMWARE_PUBLIC_KEY for platform ${platform}, version ${version} and these bytes`);
+    }
     const now = this.clock.now();
-    const inserted = await repo.saveFirmware(this.db, { version, platform, sha256: blob.sha256, size: blob.size, created_at: now }, replace);
+    const inserted = await repo.saveFirmware(this.db, { version, platform, sha256: blob.sha256, size: blob.size, created_at: now, signature }, replace);
     if (!inserted) {
       await this.#removeIfUnused(blob.sha256); // another upload of this version won the race
       throw this.#exists(platform, version);

@@ -12,7 +12,7 @@ import type { FirmwareService, Platform } from './firmware.service.js';
 
 export interface UpdateOffer {
   update_available: boolean;
-  update?: { version: string; sha256: string; size: number; download_url: string };
+  update?: { version: string; sha256: string; size: number; download_url: string; signature: string | null };
 }
 
 export class UpdateFlags {
@@ -52,7 +52,13 @@ export class UpdateFlags {
     const query = new URLSearchParams({ platform: latest.platform, version: latest.version });
     return {
       update_available: true,
-      update: { version: latest.version, sha256: latest.sha256, size: latest.size, download_url: `${base.replace(/\/+$/, '')}/api/v1/firmware/download?${query.toString()}` },
+      update: {
+        version: latest.version,
+        sha256: latest.sha256,
+        size: latest.size,
+        download_url: `${base.replace(/\/+$/, '')}/api/v1/firmware/download?${query.toString()}`,
+        signature: latest.signature,
+      },
     };
   }
 }
