@@ -11,6 +11,7 @@ import wau from './0008_wau.js';
 import attentionFacts from './0009_attention_facts.js';
 import agentListOrder from './0010_agent_list_order.js';
 import updateChannel from './0011_update_channel.js';
+import customerInstallerKeys from './0012_customer_installer_keys.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -26,4 +27,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0009_attention_facts', attentionFacts],
   ['0010_agent_list_order', agentListOrder],
   ['0011_update_channel', updateChannel],
+  ['0012_customer_installer_keys', customerInstallerKeys],
 ];

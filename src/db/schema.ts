@@ -163,6 +163,15 @@ export interface InstallersTable {
   created_at: Timestamp;
 }
 
+/** A customer's installer key (migration 0012): an agent key scoped to it, sealed, for its packages' rmm-agent.json. */
+export interface CustomerInstallerKeysTable {
+  customer_id: number;
+  api_key_id: number;
+  sealed_key: string;
+  /** When this key became the installer key (a rotation replaces the row's key and time). */
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface TasksTable {
   id: Generated<number>;
   name: string;
@@ -208,7 +217,7 @@ export interface WauRulesTable {
   created_at: Timestamp;
 }
 
-/** When a customer's rules last changed (whole seconds, strictly increasing): the lists' Last-Modified. */
+/** When a customer's rules last changed (never going back): what the lists' Last-Modified is made from. */
 export interface WauListChangesTable {
   customer_id: number;
   changed_at: Timestamp;
@@ -256,6 +265,7 @@ export interface Database {
   config_backups: ConfigBackupsTable;
   firmware: FirmwareTable;
   installers: InstallersTable;
+  customer_installer_keys: CustomerInstallerKeysTable;
   tasks: TasksTable;
   task_runs: TaskRunsTable;
   wau_rules: WauRulesTable;

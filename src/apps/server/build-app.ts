@@ -40,6 +40,7 @@ import { updateFlagRoutes } from '../../modules/firmware/update-flag.routes.js';
 import { parsePublicKey } from '../../modules/firmware/firmware-signature.js';
 import { UpdaterReports } from '../../modules/firmware/updater-report.js';
 import { updaterReportRoutes } from '../../modules/firmware/updater-report.routes.js';
+import { InstallerKeyService } from '../../modules/installer/installer-keys.service.js';
 import { installerRoutes } from '../../modules/installer/installer.routes.js';
 import { InstallerService } from '../../modules/installer/installer.service.js';
 import { LayoutRegistry } from '../../modules/metrics/layouts.js';
@@ -192,7 +193,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       }
       await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
-      await api.register(installerRoutes, { installers: new InstallerService(deps.db.db, blobs, core.settings, clock, deps.config.firmwareMaxBytes) });
+      const installerKeys = new InstallerKeyService(deps.db.db, core.box, clock);
+      const installers = new InstallerService(deps.db.db, blobs, core.settings, installerKeys, clock, deps.config.firmwareMaxBytes);
+      await api.register(installerRoutes, { installers, installerKeys });
       await api.register(firmwareRoutes, { firmware, maxBytes: deps.config.firmwareMaxBytes });
       await api.register(updateFlagRoutes, { flags: updates });
       await api.register(updaterReportRoutes, { reports: new UpdaterReports(deps.db.db, agents, clock) });

@@ -1,10 +1,14 @@
 // /installer/upload and /installer/download (contract §9): the agent installer package, a ZIP per
-// platform. Bodies and downloads are streams: neither side is ever held in memory whole.
+// platform. Bodies and downloads are streams: neither side is ever held in memory whole. The routes of
+// customers' installer keys are in installer-keys.routes.ts.
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { callerOf } from '../../http/auth.js';
+import { idSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
 import { AppError } from '../../platform/errors.js';
+import { installerKeyRoutes } from './installer-keys.routes.js';
+import type { InstallerKeyService } from './installer-keys.service.js';
 import { INSTALLER_PLATFORMS, type InstallerService } from './installer.service.js';
 import { AGENT_CONFIG_FILE, MAX_ENTRIES, MAX_UNPACKED_BYTES } from './zip-package.js';
 
@@ -25,7 +29,16 @@ const installerSchema = z
   })
   .meta({ id: 'InstallerPackage' });
 
-export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerService }> = async (app, { installers }) => {
+const downloadQuery = platformQuery.extend({
+  customer_id: idSchema
+    .optional()
+    .describe("The customer the package is for. A customer-scoped caller's package is always its own customer's (another is 404); unscoped callers may name any"),
+});
+
+export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerService; installerKeys: InstallerKeyService }> = async (
+  app,
+  { installers, installerKeys },
+) => {
   // The body goes to the blob store as the raw request stream; only these routes see this parser.
   app.addContentTypeParser(ZIP_TYPES, (_request, payload, done) => done(null, payload));
 
@@ -79,11 +92,15 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
         summary: 'Download the agent installer package (ZIP) with its configuration',
         description:
           `The uploaded ZIP with a file \`${AGENT_CONFIG_FILE}\` added at the top level (an uploaded one is replaced): ` +
-          '`{"server_url", "ws_url", "api_key"}` from the settings `backend_url`, `ws_url` and `installer_api_key`, each only when set; ' +
-          'with none set, the package goes out without it. The uploaded entries are copied as stored (never unpacked), so a download costs what the package weighs; ' +
-          'it is streamed with its `content-length`. Agent keys may call this. 404 when no package was uploaded; 409 when the stored package fails checks added since its upload.',
+          '`{"server_url", "ws_url", "api_key"}`: the settings `backend_url` and `ws_url`, and the agent key of the customer the package is for. ' +
+          "That customer is the caller's own for a customer-scoped key (any permission), else `customer_id` when given: its installer key, " +
+          'an agent key scoped to it, made on the first such download (see /customers/{id}/installer-key). An unscoped download without ' +
+          '`customer_id` carries the settings\' `installer_api_key`. Each field only when set; none set: the package goes out without the file. ' +
+          'The uploaded entries are copied as stored (never unpacked), so a download costs what the package weighs; it is streamed with its ' +
+          '`content-length`. Agent keys may call this. 404 when no package was uploaded, or for a customer outside the caller\'s scope; ' +
+          '409 when the stored package fails checks added since its upload.',
         tags,
-        querystring: platformQuery,
+        querystring: downloadQuery,
         response: {
           200: {
             description: 'The installer package',
@@ -94,7 +111,8 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
       },
     },
     async (request, reply) => {
-      const { platform } = request.query;
+      const { platform, customer_id: customerId } = request.query;
+      const caller = callerOf(request);
       reply
         .type('application/zip')
         .header('content-disposition', `attachment; filename="rmm-agent-installer-${platform}.zip"`)
@@ -102,11 +120,13 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
         .header('cache-control', 'no-store');
       // Fastify answers HEAD by draining the GET body: skip writing a whole package only to discard it.
       if (request.method === 'HEAD') {
-        await installers.get(platform);
+        await installers.checkDownload(caller, platform, customerId);
         return reply.send();
       }
-      const zip = await installers.download(platform);
+      const zip = await installers.download(caller, platform, customerId);
       return reply.header('content-length', zip.size).send(zip.stream);
     },
   );
+
+  await app.register(installerKeyRoutes, { installerKeys });
 };

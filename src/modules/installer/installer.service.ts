@@ -1,6 +1,9 @@
 // Installer packages (contract §9): one ZIP per platform, kept in the blob store shared with firmware.
 // The download is the uploaded ZIP with rmm-agent.json put in, carrying where the agent reaches this
-// server and the agent key it signs in with, so a freshly installed device needs no manual setup.
+// server and the agent key it signs in with, so a freshly installed device needs no manual setup. That
+// key belongs to the customer the package is for: the downloading key's own customer (a scoped caller
+// can ask for no other), or the one an unscoped caller names; only an unscoped download without a
+// customer carries the global installer_api_key from the settings.
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -8,7 +11,9 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { BlobStore } from '../firmware/blob-store.js';
 import { isBlobReferenced } from '../firmware/firmware.repo.js';
+import { scopeOf, type Caller } from '../auth/caller.js';
 import type { SettingsService } from '../settings/settings.service.js';
+import type { InstallerKeyService } from './installer-keys.service.js';
 import * as repo from './installer.repo.js';
 import { AGENT_CONFIG_FILE, checkInstallerZip, packageWith, type PackageFile } from './zip-package.js';
 import type { ZipOutput } from './zip-writer.js';
@@ -28,6 +33,7 @@ export class InstallerService {
     private readonly db: Kysely<Database>,
     private readonly blobs: BlobStore,
     private readonly settings: SettingsService,
+    private readonly keys: InstallerKeyService,
     private readonly clock: Clock,
     /** Largest package accepted (FIRMWARE_MAX_BYTES); 413 above. */
     readonly maxBytes: number,
@@ -58,9 +64,20 @@ export class InstallerService {
     return row;
   }
 
-  /** The package as a ZIP stream (and its length) with rmm-agent.json added; 404 when none was uploaded. */
-  async download(platform: InstallerPlatform): Promise<ZipOutput> {
-    const added = await this.agentConfigFile();
+  /** What a download would answer, without writing it (HEAD): 404 for no package or a customer out of reach. */
+  async checkDownload(caller: Caller, platform: InstallerPlatform, customerId?: number): Promise<void> {
+    await this.get(platform);
+    const customer = this.packageCustomer(caller, customerId);
+    if (customer !== null) await this.keys.view(caller, customer);
+  }
+
+  /**
+   * The package as a ZIP stream (and its length) with rmm-agent.json added for the customer it is for
+   * (see packageCustomer); 404 when none was uploaded or the customer is out of the caller's reach.
+   */
+  async download(caller: Caller, platform: InstallerPlatform, customerId?: number): Promise<ZipOutput> {
+    await this.get(platform); // no key is made for a download that has no package
+    const added = await this.agentConfigFile(this.packageCustomer(caller, customerId));
     // A second look covers a replacement that removed the old file between reading its row and opening it.
     for (let attempt = 0; attempt < 2; attempt++) {
       const row = await repo.findInstaller(this.db, platform);
@@ -75,9 +92,22 @@ export class InstallerService {
     throw notFound(platform);
   }
 
-  /** rmm-agent.json with the settings that are set; none set: no file, and the package goes out without it. */
-  private async agentConfigFile(): Promise<PackageFile | undefined> {
-    const [urls, apiKey] = await Promise.all([this.settings.agentUrls(), this.settings.secret('installer_api_key')]);
+  /**
+   * The customer whose key the package carries, or null for the global one. A customer-scoped caller's
+   * package is always its customer's (naming another is 404, as for anything outside its scope).
+   */
+  private packageCustomer(caller: Caller, customerId: number | undefined): number | null {
+    const scope = scopeOf(caller);
+    if (scope !== null && customerId !== undefined && customerId !== scope) throw new AppError('NOT_FOUND', 'Customer not found');
+    return scope ?? customerId ?? null;
+  }
+
+  /** rmm-agent.json with what is set; nothing set: no file, and the package goes out without it. */
+  private async agentConfigFile(customerId: number | null): Promise<PackageFile | undefined> {
+    const [urls, apiKey] = await Promise.all([
+      this.settings.agentUrls(),
+      customerId === null ? this.settings.secret('installer_api_key') : this.keys.keyFor(customerId),
+    ]);
     const config: Record<string, string> = {};
     if (urls.backend_url) config.server_url = urls.backend_url;
     if (urls.ws_url) config.ws_url = urls.ws_url;

@@ -16,7 +16,7 @@ export const settingsSchema = z
   .object({
     backend_url: z.string().nullable().describe('Base URL agents and installers use for the REST API'),
     ws_url: z.string().nullable().describe('WebSocket URL agents connect to'),
-    installer_api_key: z.string().nullable().describe('Hint of the agent key put into installer packages'),
+    installer_api_key: z.string().nullable().describe('Hint of the agent key put into installer packages downloaded for no customer (customers\' packages carry their own key)'),
     webhook_secret: z.string().nullable().describe('Hint (last 4 characters) of the webhook signing secret'),
   })
   .meta({ id: 'Settings' });
@@ -25,7 +25,7 @@ export const updateSettingsBody = z
   .object({
     backend_url: url(['http:', 'https:']).nullable().optional(),
     ws_url: url(['ws:', 'wss:']).nullable().optional(),
-    installer_api_key: z.string().min(1).max(200).nullable().optional().describe('An existing API key with permission agent'),
+    installer_api_key: z.string().min(1).max(200).nullable().optional().describe('An existing API key with permission agent and no customer scope, for packages downloaded for no customer in particular'),
     webhook_secret: z.string().min(16).max(256).nullable().optional().describe('HMAC-SHA256 key for x-rmm-signature'),
   })
   .strict()

@@ -58,6 +58,13 @@ export class SettingsService {
           details: [{ path: 'installer_api_key', message: 'not an existing agent key' }],
         });
       }
+      // The global key goes into packages for no customer in particular; a customer's packages carry that
+      // customer's own installer key, so a scoped key here would enrol other customers' devices into it.
+      if (owner.customerId !== null) {
+        throw new AppError('VALIDATION_ERROR', "installer_api_key must not be scoped to a customer: a customer's packages carry its own installer key (download with customer_id)", {
+          details: [{ path: 'installer_api_key', message: 'scoped to a customer' }],
+        });
+      }
     }
     const values: Record<string, string | null> = {};
     for (const [name, value] of Object.entries(patch)) {
