@@ -1,5 +1,6 @@
-// One customer: its number and name (editable), its agents with the key each last used, its API keys and
-// the rules for automatic Windows software updates. Deleting it deletes its keys and unassigns its agents.
+// One customer: its number and name (editable), its agents with the key each last used, its API keys, its
+// installer key and the rules for automatic Windows software updates. Deleting it deletes its keys and
+// unassigns its agents.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
@@ -9,6 +10,7 @@ import { useActionError } from '../ui/use-action-error';
 import { ConfirmButton, Empty, ErrorBanner, Loading, LoadMore, RelativeTime, StatusBadge } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
 import { useResource } from '../use-resource';
+import { InstallerKeyPanel } from './installer-key';
 import { WauSection } from './wau-rules';
 import './customers.css';
 import { useSubmit } from '../ui/use-submit';
@@ -39,16 +41,24 @@ export function CustomerPage({ id }: { id: string }) {
     );
   }
   const c = customer.data;
+  return <CustomerSections customer={c} onSaved={customer.reload} />;
+}
+
+function CustomerSections({ customer: c, onSaved }: { customer: Customer; onSaved: () => void }) {
+  // The installer key is one of the customer's API keys: the list shows it once it is made or replaced.
+  const [keysVersion, setKeysVersion] = useState(0);
   return (
     <section>
       <p className="crumbs">
         <Link to="/customers">Customers</Link> / {c.name}
       </p>
-      <CustomerHeader customer={c} onSaved={customer.reload} />
+      <CustomerHeader customer={c} onSaved={onSaved} />
       <h2>Agents</h2>
       <CustomerAgents customerId={c.id} />
       <h2>API keys</h2>
-      <ApiKeysPanel customers={[c]} customerId={c.id} />
+      <ApiKeysPanel key={keysVersion} customers={[c]} customerId={c.id} />
+      <h2>Installer</h2>
+      <InstallerKeyPanel customerId={c.id} onKeysChanged={() => setKeysVersion((v) => v + 1)} />
       <WauSection customerId={c.id} />
     </section>
   );
