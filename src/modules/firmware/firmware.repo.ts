@@ -34,6 +34,11 @@ export function saveFirmware(db: Db, row: Omit<FirmwareRow, 'id'>, replace: bool
     .executeTakeFirst();
 }
 
+/** Deletes one firmware row; returns it, or undefined when there was none with that id. */
+export function deleteFirmware(db: Db, id: number): Promise<FirmwareRow | undefined> {
+  return db.deleteFrom('firmware').where('id', '=', id).returningAll().executeTakeFirst();
+}
+
 /** Whether any firmware or installer row still names this blob (both live in one blob store). */
 export async function isBlobReferenced(db: Db, sha256: string): Promise<boolean> {
   const [installer, firmware] = await Promise.all([

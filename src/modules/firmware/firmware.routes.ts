@@ -1,10 +1,11 @@
-// Firmware distribution (contract §9): upload streamed to disk, list, latest, download streamed with
-// its version and hash in headers and an ETag. Agents' keys may read all of it (the on-device updater).
+// Firmware distribution (contract §9): upload streamed to disk, list, latest, download (any stored
+// version) streamed with its version and hash in headers and an ETag, delete. Agents' keys may read all
+// of it (the on-device updater); uploads and deletions need write access.
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.js';
-import { timestampSchema } from '../../http/common-schemas.js';
+import { idParams, timestampSchema } from '../../http/common-schemas.js';
 import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { platformSchema } from '../agents/agents.schemas.js';
 import { isSignatureText } from './firmware-signature.js';
@@ -115,7 +116,7 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
       schema: {
         summary: 'Download a binary (the latest, or the given version)',
         description:
-          'Streamed, with `x-firmware-version`, `x-firmware-sha256`, `content-length` and `etag` (the quoted SHA-256). `If-None-Match` with that ETag → 304.',
+          'Streamed, with `x-firmware-version`, `x-firmware-sha256`, `content-length`, `etag` (the quoted SHA-256) and, when it was uploaded with one, `x-firmware-signature`. `If-None-Match` with that ETag → 304.',
         tags,
         querystring: z.object({ platform: platformSchema, version: versionSchema.optional() }),
       },
@@ -134,6 +135,27 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
         .header('content-length', String(found.size))
         .header('content-disposition', `attachment; filename="rmm-agent-${found.platform}-${found.version}"`)
         .send(stream);
+    },
+  );
+
+  app.delete(
+    '/firmware/:id',
+    {
+      config: { access: 'write', audit: 'firmware.delete' },
+      schema: {
+        summary: 'Delete one firmware version',
+        description:
+          'Removes the version (`id` from the list), and its file once no other firmware or the installer package has the same bytes. ' +
+          'Agents asked to update are offered the next highest version of the platform from their next heartbeat on, or nothing when none ' +
+          'is left; their update request stays set. Unknown id → 404.',
+        tags,
+        params: idParams,
+        response: { 200: z.object({ deleted: z.literal(true) }) },
+      },
+    },
+    async (request) => {
+      await firmware.delete(request.params.id);
+      return { deleted: true as const };
     },
   );
 };

@@ -69,6 +69,20 @@ export class FirmwareService {
     return inserted;
   }
 
+  /**
+   * Deletes one version (404 when there is none with that id); its file goes once no other firmware or
+   * installer names the same bytes. This server's latest of the platform is forgotten at once, so agents
+   * asked to update are offered the next highest version (or nothing) from their next heartbeat on;
+   * other servers' caches follow within LATEST_CACHE_MS.
+   */
+  async delete(id: number): Promise<Firmware> {
+    const deleted = await repo.deleteFirmware(this.db, id);
+    if (!deleted) throw new AppError('NOT_FOUND', `No firmware with id ${id}`);
+    this.#latest.delete(deleted.platform);
+    await this.#removeIfUnused(deleted.sha256);
+    return deleted;
+  }
+
   /** Removes a blob once no record refers to it. */
   async #removeIfUnused(sha256: string): Promise<void> {
     if (!(await repo.isBlobReferenced(this.db, sha256))) await this.blobs.remove(sha256);
