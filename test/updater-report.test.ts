@@ -89,6 +89,30 @@ describe('POST /agents/{id}/updater-report', () => {
     }
   });
 
+  it('keeps the update request while the updater checks the new binary (installing), however its heartbeats look', async () => {
+    const firmware = Buffer.from(`agent ${randomBytes(4).toString('hex')}`);
+    const sha = createHash('sha256').update(firmware).digest('hex');
+    const up = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/firmware/upload?version=9.9.10&platform=linux',
+      headers: { ...admin, 'content-type': 'application/octet-stream' },
+      payload: firmware,
+    });
+    expect(up.statusCode, up.body).toBe(201);
+    const id = await register(agentKey, 'checking-host');
+    expect((await t.app.inject({ method: 'POST', url: `/api/v1/agents/${id}/request-update`, headers: admin })).statusCode).toBe(200);
+    const beat = () => t.app.inject({ method: 'POST', url: '/api/v1/agent/heartbeat', headers: apiKey(agentKey), payload: { agent_id: id, platform: 'linux', agent_sha256: sha } });
+
+    expect((await report(id, { state: 'installing', version: '9.9.10', sha256: sha })).statusCode).toBe(200);
+    expect((await beat()).statusCode).toBe(200);
+    expect((await agent(id)).update_requested).toBe(true); // one heartbeat of the new binary is not health
+
+    // Passed: the updater reports healthy (and clears the flag itself); a heartbeat alone may clear it now too.
+    expect((await report(id, { state: 'healthy', version: '9.9.10', sha256: sha })).statusCode).toBe(200);
+    expect((await beat()).statusCode).toBe(200);
+    expect((await agent(id)).update_requested).toBe(false);
+  });
+
   it('answers 404 for an unknown agent and for another customer\'s agent; other keys and no key are refused', async () => {
     const mine = await register(customerKey, 'scoped-host');
     const global = await register(agentKey, 'global-host');

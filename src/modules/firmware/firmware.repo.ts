@@ -52,6 +52,20 @@ export async function setUpdateRequested(db: Db, agentId: string, requested: boo
   await db.updateTable('agents').set({ update_requested: requested }).where('id', '=', agentId).execute();
 }
 
+/**
+ * Clears the flag of an agent that runs the latest firmware, unless its updater said it is still checking
+ * that firmware (`installing`): the updater clears it once the health window has passed, and a
+ * heartbeat of the new binary alone is not that.
+ */
+export async function clearUpdateRequestUnlessChecking(db: Db, agentId: string): Promise<void> {
+  await db
+    .updateTable('agents')
+    .set({ update_requested: false })
+    .where('id', '=', agentId)
+    .where((eb) => eb.or([eb('updater_state', 'is', null), eb('updater_state', '!=', 'installing')]))
+    .execute();
+}
+
 /** Flags every agent of the scope (all agents when unscoped); returns how many. */
 export async function requestUpdateForAll(db: Db, scope: CustomerScope): Promise<number> {
   const result = await db

@@ -1,7 +1,9 @@
 // The update request flag (spec "Update request flag", contract §2 and §9): set by operators, cleared by
 // operators or the on-device updater, and read by every heartbeat. A heartbeat gets `update_available`
 // when the flag is set and its platform has firmware whose SHA-256 differs from the agent's; when the
-// agent already reports that SHA-256, the update has happened and the flag is cleared.
+// agent already reports that SHA-256, the update has happened and the flag is cleared — unless the
+// on-device updater reported that it is still checking the new binary (`installing`): then the updater
+// clears it once the binary has passed its health window, or sets it again after a rollback.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { scopeOf, type Caller } from '../auth/caller.js';
@@ -45,7 +47,7 @@ export class UpdateFlags {
     // Clearing is decided on the uncached latest: with several servers, another one's upload of a newer
     // binary may not be in this cache yet, and the flag is meant for that one.
     if (agent.sha256 === latest.sha256 && agent.sha256 === (await this.firmware.latest(agent.platform))?.sha256) {
-      await repo.setUpdateRequested(this.db, agent.id, false);
+      await repo.clearUpdateRequestUnlessChecking(this.db, agent.id);
       return { update_available: false };
     }
     const base = (await this.settings.agentUrls()).backend_url ?? origin;
