@@ -276,7 +276,7 @@ describe('npm run updater (the command line)', () => {
   it('exits 2 with the usage on bad arguments', async () => {
     const { output, exited } = runUpdater(['--server', live.url, '--key', 'k', '--agent-id', 'not-hex', '--binary', '/bin/sh']);
     expect((await exited)[0]).toBe(2);
-    expect(output.join('')).toMatch(/--agent-id must be 16 to 64 hex characters[\s\S]*Usage: npm run updater/);
+    expect(output.join('')).toMatch(/--agent-id must be 16 to 64 hex characters[\s\S]*Usage: RMM_AGENT_KEY=KEY npm run updater/);
   });
 
   it('with the plain strategy starts the agent as its child and stops it on SIGTERM', async () => {

@@ -23,15 +23,8 @@ export function requireServer(server: string | undefined): string {
   return server;
 }
 
-/** `--key`, or the RMM_AGENT_KEY environment variable (kept out of the process list). */
-export function requireAgentKey(key: string | undefined, env: NodeJS.ProcessEnv): string {
-  const value = key ?? env.RMM_AGENT_KEY;
-  if (!value) throw new UsageError('--key is required (or set RMM_AGENT_KEY)');
-  return value;
-}
-
 /**
- * The agent key of a long-running process (the agent, the fleet): RMM_AGENT_KEY first, since a process's
+ * The agent key of a long-running process (the agent, the fleet, the updater): RMM_AGENT_KEY first, since a process's
  * arguments are readable by every user of the machine (`ps`, /proc/<pid>/cmdline) and its environment is
  * not. `--key` still works, with a warning; given beside RMM_AGENT_KEY it is ignored, with a warning.
  */

@@ -1,4 +1,4 @@
-// Command line of the on-device updater: `npm run updater -- --server URL --key KEY --agent-id ID --binary
+// Command line of the on-device updater: `RMM_AGENT_KEY=KEY npm run updater -- --server URL --agent-id ID --binary
 // PATH [...] [-- agent args]`. Parses and checks the arguments (exit 2 with the usage on a bad one), picks
 // how the agent is stopped and started, polls until SIGINT/SIGTERM. With the plain strategy the updater
 // is the agent's parent: it starts the agent first and stops it when it stops itself.
@@ -7,14 +7,14 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parsePublicKey } from '../../modules/firmware/firmware-signature.js';
 import type { Platform } from '../device-state.js';
-import { argsOrExit, checkAgentId, parseOptions, requireAgentKey, requireServer, stopOnSignals, timestampedLog, UsageError } from '../cli-args.js';
+import { agentKeyPreferringEnv, argsOrExit, checkAgentId, parseOptions, requireServer, stopOnSignals, timestampedLog, UsageError, warnOnStderr } from '../cli-args.js';
 import { parseServiceCommand, PlainProcess, RcService, SystemdService, type ServiceControl } from './service-control.js';
 import { Updater } from './updater.js';
 
-const USAGE = `Usage: npm run updater -- --server URL --key KEY --agent-id ID --binary PATH [options] [-- agent args...]
+const USAGE = `Usage: RMM_AGENT_KEY=KEY npm run updater -- --server URL --agent-id ID --binary PATH [options] [-- agent args...]
 
   --server URL           RMM server base URL, e.g. http://localhost:8080 (required)
-  --key KEY              agent API key (required; or environment variable RMM_AGENT_KEY)
+  --key KEY              agent API key, if RMM_AGENT_KEY is not set (every user of the machine sees it in ps)
   --agent-id ID          id of the agent this updater looks after (16-64 hex characters, required)
   --binary PATH          the installed agent binary that gets replaced (required)
   --service S            how the agent is stopped and started (default plain):
@@ -126,7 +126,7 @@ async function parseUpdaterArgs(argv: string[], env: NodeJS.ProcessEnv): Promise
   if (values.help) return 'help';
 
   const server = requireServer(values.server);
-  const key = requireAgentKey(values.key, env);
+  const key = agentKeyPreferringEnv(values.key, env, warnOnStderr);
   const agentId = checkAgentId(values['agent-id']);
   if (!agentId) throw new UsageError('--agent-id is required');
   if (!values.binary) throw new UsageError('--binary is required');
