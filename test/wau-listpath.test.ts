@@ -5,13 +5,26 @@
 // headers of its own (System.Net.WebClient), and downloads again only when the list's Last-Modified,
 // formatted to the second, is later than its local copy's write time. These tests build the URL from
 // the README's ListPath exactly so, request it over a real socket, and follow WAU's decision.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { adminToken, bearer, createCustomer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
 
-/** The README's ListPath line (winget-autoupdate section), placeholders and all. */
-const README_LIST_PATH = 'https://rmm.example.net/api/v1/customers/<customer id>/wau?api_key=<agent key>';
+/**
+ * The README's ListPath line (winget-autoupdate section), placeholders and all: the line in the README's
+ * code block that starts with https:// and names `/wau?api_key=`, read from the README itself, so the
+ * line operators copy is the line tested.
+ */
+const README_LIST_PATH = readmeListPath();
+
+function readmeListPath(): string {
+  const readme = readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+  const lines = readme.split('\n').filter((line) => /^https:\/\/.+\/wau\?api_key=.+$/.test(line));
+  if (lines.length !== 1) throw new Error(`the README should have exactly one ListPath line, found ${lines.length}`);
+  return lines[0]!;
+}
 
 /** The URL WAU 2.10.0 requests for one list, built from a ListPath as Winget-Upgrade.ps1 and Test-ListPath.ps1 do. */
 function wauListUrl(listPath: string, useWhiteList: boolean): string {
@@ -76,6 +89,10 @@ const addRule = async (customerId: number, action: 'allow' | 'block', packageId:
 };
 
 describe('the lists at the URLs winget-autoupdate builds from the README ListPath', () => {
+  it('reads the README\'s ListPath line, the one operators copy', () => {
+    expect(README_LIST_PATH).toBe('https://rmm.example.net/api/v1/customers/<customer id>/wau?api_key=<agent key>');
+  });
+
   it('puts the file name before the query, and both lists answer there byte for byte', async () => {
     await addRule(customer, 'allow', 'VideoLAN.VLC');
     await addRule(customer, 'allow', 'Mozilla.Firefox*');
