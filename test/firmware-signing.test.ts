@@ -197,9 +197,10 @@ describe('the updater with a public key', () => {
     await updater.checkOnce().catch(() => undefined);
     expect(logs.filter((l) => /firmware signatures are not checked/.test(l))).toHaveLength(1);
 
-    const res = await run(['src/agent/updater/main.ts', '--server', live.url, '--key', 'k', '--agent-id', 'abcdefabcdefabcdef', '--binary', '/bin/sh', '--public-key', 'bm9wZQ=='], {});
+    const res = await run(['src/agent/updater/main.ts', '--server', live.url, '--agent-id', 'abcdefabcdefabcdef', '--binary', '/bin/sh', '--public-key', 'bm9wZQ=='], { RMM_AGENT_KEY: 'k' });
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/--public-key: the public key must be base64 of the raw 32-byte Ed25519 key[\s\S]*Usage: npm run updater/);
+    expect(res.stderr).toMatch(/--public-key: the public key must be base64 of the raw 32-byte Ed25519 key[\s\S]*Usage: RMM_AGENT_KEY=KEY npm run updater/);
+    expect(res.stderr).not.toMatch(/warning: --key/);
   }, PROCESS_TEST_TIMEOUT_MS);
 });
 
