@@ -12,6 +12,7 @@ import attentionFacts from './0009_attention_facts.js';
 import agentListOrder from './0010_agent_list_order.js';
 import updateChannel from './0011_update_channel.js';
 import customerInstallerKeys from './0012_customer_installer_keys.js';
+import alerting from './0013_alerting.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -28,4 +29,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0010_agent_list_order', agentListOrder],
   ['0011_update_channel', updateChannel],
   ['0012_customer_installer_keys', customerInstallerKeys],
+  ['0013_alerting', alerting],
 ];

@@ -89,6 +89,19 @@ const envSchema = z
       }),
     WEBHOOK_ALLOW_LOOPBACK: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     WEB_CONSOLE_DIR: z.string().min(1).optional(),
+    PUBLIC_URL: z
+      .string()
+      .trim()
+      .refine((v) => {
+        try {
+          const url = new URL(v);
+          return (url.protocol === 'https:' || url.protocol === 'http:') && !url.search && !url.hash;
+        } catch {
+          return false;
+        }
+      }, 'must be the console\'s base URL, like https://rmm.example.net')
+      .transform((v) => v.replace(/\/+$/, ''))
+      .optional(),
     FIRMWARE_MAX_BYTES: wholeNumber(String(256 * 1024 * 1024), 'bytes', 16 * 1024 * 1024 * 1024),
     FIRMWARE_PUBLIC_KEY: z
       .string()
@@ -147,6 +160,8 @@ export interface Config {
   readonly allowedOrigins: readonly string[];
   /** Lets task webhooks reach loopback addresses (local receivers and tests only). */
   readonly webhookAllowLoopback: boolean;
+  /** The console's base URL for links in notifications; unset → the settings' backend_url. */
+  readonly publicUrl: string | undefined;
   /** The built web console served at `/` (default: dist/web under the package root). */
   readonly webConsoleDir: string;
   /** Largest firmware binary or installer package accepted (413 above). */
@@ -202,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     firmwarePublicKey: e.FIRMWARE_PUBLIC_KEY,
     webConsoleDir: path.resolve(e.WEB_CONSOLE_DIR ?? path.join(packageRoot() ?? '.', 'dist', 'web')),
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK,
+    publicUrl: e.PUBLIC_URL,
     terminal: Object.freeze({ enabled: e.TERMINAL_ENABLED, shell: e.TERMINAL_SHELL }),
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS),
     callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),

@@ -25,6 +25,10 @@ import { AgentService } from '../../modules/agents/agents.service.js';
 import { ConnectionBatches } from '../../modules/agents/connection-batches.js';
 import { backupRoutes } from '../../modules/backups/backups.routes.js';
 import { BackupService } from '../../modules/backups/backups.service.js';
+import { createAlertingFeature } from '../../modules/alerts/alerting.feature.js';
+import { alertRuleRoutes } from '../../modules/alerts/alert-rules.routes.js';
+import { maintenanceWindowRoutes } from '../../modules/maintenance/maintenance-windows.routes.js';
+import { notificationChannelRoutes } from '../../modules/notifications/channels.routes.js';
 import { createTaskFeature } from '../../modules/tasks/tasks.feature.js';
 import { taskRoutes } from '../../modules/tasks/tasks.routes.js';
 import { terminalRoutes } from '../../modules/terminal/terminal.routes.js';
@@ -136,6 +140,15 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
   const backups = new BackupService(deps.db.db, agents, hub, clock);
   const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback });
+  const alerting = createAlertingFeature({
+    db: deps.db.db,
+    clock,
+    logger: deps.logger,
+    box: core.box,
+    settings: core.settings,
+    allowLoopback: deps.config.webhookAllowLoopback,
+    publicUrl: deps.config.publicUrl,
+  });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();
@@ -199,6 +212,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(firmwareRoutes, { firmware, maxBytes: deps.config.firmwareMaxBytes });
       await api.register(updateFlagRoutes, { flags: updates });
       await api.register(updaterReportRoutes, { reports: new UpdaterReports(deps.db.db, agents, clock) });
+      await api.register(notificationChannelRoutes, { channels: alerting.channels });
+      await api.register(alertRuleRoutes, { rules: alerting.rules });
+      await api.register(maintenanceWindowRoutes, { windows: alerting.windows });
     },
     { prefix: API_PREFIX },
   );

@@ -30,7 +30,7 @@ const AGENT_COLUMNS = [
 ] as const;
 
 /** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */
-export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status'>;
+export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status' | 'update_requested_at'>;
 
 export const AGENT_SORTS = ['name', 'hostname', 'customer', 'platform', 'status', 'last_heartbeat', 'version'] as const;
 export type AgentSort = (typeof AGENT_SORTS)[number];
