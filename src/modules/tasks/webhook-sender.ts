@@ -2,7 +2,8 @@
 // backoff, and an outcome the run stores. Every try checks the target again (webhook-target.ts) and
 // connects to exactly the address that passed, so a host name cannot be re-pointed at a forbidden
 // address between the check and the connection. Redirects are never followed: the Location would be an
-// unchecked target.
+// unchecked target. The single try (pinnedPost) is exported for notification channels, which POST the
+// same way but make one try per call and keep the start of the receiver's answer.
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
@@ -128,32 +129,66 @@ export class WebhookSender {
   }
 
   /** One try: a POST to the checked address, resolving with the answer's status or the failure. */
-  #post(target: WebhookTarget, headers: Record<string, string>, body: Buffer, signal: AbortSignal | undefined): Promise<TryOutcome> {
-    const { url } = target;
-    const transport = url.protocol === 'https:' ? https : http;
-    // Whatever the connection asks to resolve, it gets the address that was checked.
-    const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-      if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
-      else callback(null, target.address, target.family);
-    };
-    return new Promise<TryOutcome>((resolve) => {
-      let statusCode: number | null = null;
-      let settled = false;
-      const finish = (error: string | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        req.destroy();
-        if (statusCode === null) return resolve({ status_code: null, error: error ?? 'no answer' });
-        // Once the status has arrived, it decides the try, even if reading the rest then fails.
-        const ok = statusCode >= 200 && statusCode < 300;
-        const redirect = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
-        resolve({ status_code: statusCode, error: ok ? null : `receiver answered HTTP ${statusCode}${redirect}` });
-      };
-      const onAbort = () => finish('delivery stopped (server shutting down)');
+  async #post(target: WebhookTarget, headers: Record<string, string>, body: Buffer, signal: AbortSignal | undefined): Promise<TryOutcome> {
+    const { status_code, error } = await pinnedPost(target, headers, body, { timeoutMs: this.#timeoutMs, signal });
+    return { status_code, error };
+  }
+}
 
-      const req = transport.request({
+/** What one pinned POST got: the status (null when no answer arrived), why it failed, and the answer's start. */
+export interface PinnedPostResult {
+  status_code: number | null;
+  /** Null for a 2xx answer. */
+  error: string | null;
+  /** The first bytes of the answer's body as text (at most ANSWER_BYTES), or null when none arrived. */
+  answer: string | null;
+}
+
+const ANSWER_BYTES = 2048;
+
+/**
+ * One POST to the address a webhook-target check returned: the connection resolves the URL's host to
+ * exactly that address, TLS still verifies the certificate for the URL's name, redirects are not
+ * followed, and `timeoutMs` bounds the whole try (connect to the end of the answer). Never rejects.
+ * Shared by task webhooks and notification channels.
+ */
+export function pinnedPost(
+  target: WebhookTarget,
+  headers: Record<string, string>,
+  body: Buffer,
+  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<PinnedPostResult> {
+  const { url } = target;
+  const { signal, timeoutMs } = options;
+  const transport = url.protocol === 'https:' ? https : http;
+  // Whatever the connection asks to resolve, it gets the address that was checked.
+  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
+    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  return new Promise<PinnedPostResult>((resolve) => {
+    let statusCode: number | null = null;
+    const kept: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    const answer = () => (statusCode === null ? null : Buffer.concat(kept).subarray(0, ANSWER_BYTES).toString('utf8'));
+    const finish = (error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      if (statusCode === null) return resolve({ status_code: null, error: error ?? 'no answer', answer: null });
+      // Once the status has arrived, it decides the try, even if reading the rest then fails.
+      const ok = statusCode >= 200 && statusCode < 300;
+      const redirect = statusCode >= 300 && statusCode < 400 ? ' (redirects are not followed)' : '';
+      resolve({ status_code: statusCode, error: ok ? null : `receiver answered HTTP ${statusCode}${redirect}`, answer: answer() });
+    };
+    const onAbort = () => finish('delivery stopped (server shutting down)');
+
+    let req: http.ClientRequest;
+    try {
+      req = transport.request({
         method: 'POST',
         hostname: target.hostname,
         port: url.port || undefined,
@@ -164,22 +199,27 @@ export class WebhookSender {
         servername: isIP(target.hostname) ? undefined : target.hostname,
         headers: { ...headers, host: url.host, 'content-length': String(body.length) },
       });
-      const timer = setTimeout(() => finish(`no answer within ${this.#timeoutMs} ms`), this.#timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => finish(`request failed: ${err.message}`));
-      req.on('response', (res) => {
-        statusCode = res.statusCode ?? null;
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received >= MAX_RESPONSE_BYTES) finish(null);
-        });
-        res.on('end', () => finish(null));
-        res.on('error', (err) => finish(`reading the answer failed: ${err.message}`));
+    } catch (err) {
+      // Invalid header values are refused before any connection; callers validate them, this is the backstop.
+      settled = true;
+      resolve({ status_code: null, error: `request not sent: ${err instanceof Error ? err.message : String(err)}`, answer: null });
+      return;
+    }
+    const timer = setTimeout(() => finish(`no answer within ${timeoutMs} ms`), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => finish(`request failed: ${err.message}`));
+    req.on('response', (res) => {
+      statusCode = res.statusCode ?? null;
+      res.on('data', (chunk: Buffer) => {
+        if (received < ANSWER_BYTES) kept.push(chunk);
+        received += chunk.length;
+        if (received >= MAX_RESPONSE_BYTES) finish(null);
       });
-      req.end(body);
+      res.on('end', () => finish(null));
+      res.on('error', (err) => finish(`reading the answer failed: ${err.message}`));
     });
-  }
+    req.end(body);
+  });
 }
 
 function safeOrigin(url: string): string {
