@@ -11,6 +11,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId: string | undefined,
+    /** Validation errors: one entry per invalid field (`path` like "params.threshold"). */
+    readonly details: readonly { path: string; message: string }[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -56,8 +58,11 @@ async function sendTo(url: string, options: RequestOptions): Promise<Response> {
     throw new ApiError(0, 'NETWORK_ERROR', 'The server cannot be reached. Check the connection and try again.', undefined);
   }
   if (response.ok) return response;
-  const body = (await response.json().catch(() => null)) as { error?: string; code?: string; request_id?: string } | null;
-  const error = new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, body?.request_id);
+  const body = (await response.json().catch(() => null)) as { error?: string; code?: string; request_id?: string; details?: unknown } | null;
+  const details = Array.isArray(body?.details)
+    ? (body.details as unknown[]).filter((d): d is { path: string; message: string } => typeof (d as { path?: unknown })?.path === 'string' && typeof (d as { message?: unknown }).message === 'string')
+    : [];
+  const error = new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, body?.request_id, details);
   // INVALID_CREDENTIALS on a signed-in request is a wrong password or code the user just typed (2FA
   // confirm or disable), not a session that ended (UNAUTHORIZED).
   if (response.status === 401 && !options.anonymous && error.code !== 'INVALID_CREDENTIALS') endSession('Your session has ended. Please sign in again.');
