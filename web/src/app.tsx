@@ -5,6 +5,7 @@ import { api } from './api/client';
 import { endSession, useSessionState } from './api/session';
 import { SignInPage } from './auth/sign-in-page';
 import { AccountPage } from './account/account-page';
+import { OpenAlertsBadge } from './alerts/alert-summary';
 import { AgentsPage } from './agents/agents-page';
 import { CustomerPage } from './customers/customer-page';
 import { CustomersPage } from './customers/customers-page';
@@ -22,6 +23,8 @@ import { Loading } from './ui/widgets';
 // The agent page (charts, diff, panels) is most of the code: loaded when first opened, so the fleet
 // page, where a technician starts, does not wait for it.
 const AgentPage = lazy(() => import('./agent-detail/agent-page').then((m) => ({ default: m.AgentPage })));
+// Alerting's pages (rules, channels, windows and their forms) are opened far less often than the fleet.
+const AlertsPage = lazy(() => import('./alerts/alerts-page').then((m) => ({ default: m.AlertsPage })));
 // xterm.js is as big again as the rest of the console: loaded when the terminal is first opened.
 const TerminalPage = lazy(() => import('./terminal/terminal-page').then((m) => ({ default: m.TerminalPage })));
 
@@ -33,6 +36,14 @@ interface Route {
 const ROUTES: Route[] = [
   { pattern: '/', render: () => <FleetPage /> },
   { pattern: '/agents', render: () => <AgentsPage /> },
+  {
+    pattern: '/alerts/:tab?',
+    render: (p) => (
+      <Suspense fallback={<Loading />}>
+        <AlertsPage tab={p.tab ?? 'open'} />
+      </Suspense>
+    ),
+  },
   { pattern: '/customers', render: () => <CustomersPage /> },
   { pattern: '/customers/:id', render: (p) => <CustomerPage id={p.id ?? ''} /> },
   { pattern: '/tasks', render: () => <TasksPage /> },
@@ -84,6 +95,7 @@ export function App() {
 const NAV: readonly { to: string; label: string }[] = [
   { to: '/', label: 'Fleet' },
   { to: '/agents', label: 'Agents' },
+  { to: '/alerts', label: 'Alerts' },
   { to: '/customers', label: 'Customers' },
   { to: '/tasks', label: 'Tasks' },
   { to: '/firmware', label: 'Firmware' },
@@ -113,6 +125,7 @@ function Header({ username, path }: { username: string; path: string }) {
         {NAV.map((n) => (
           <Link key={n.to} to={n.to} aria-current={section === n.to ? 'page' : undefined}>
             {n.label}
+            {n.to === '/alerts' && <OpenAlertsBadge />}
           </Link>
         ))}
         <a href="/docs" target="_blank" rel="noreferrer">

@@ -1,6 +1,7 @@
 // One agent: a header with who and how it is, and a tab per concern. The agent (with its system data)
 // is reloaded every 30 s so status and panels stay current while the technician works in a tab.
 import type { ComponentType } from 'react';
+import { AgentAlerts } from '../alerts/agent-alerts';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
 import { UpdaterReportNote } from '../firmware/updater-report';
@@ -77,6 +78,7 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
         ))}
       </nav>
       <div className="tab-body">
+        {current.id === 'overview' && <AgentAlerts agentId={a.id} />}
         <Current agent={a} reload={agent.reload} />
       </div>
     </section>

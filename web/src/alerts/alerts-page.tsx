@@ -1,0 +1,49 @@
+// The Alerts page (issue 31): the open incidents first, then the history, and the tabs that configure
+// alerting — rules, channels, maintenance windows — each at its own path (/alerts, /alerts/history,
+// /alerts/rules, /alerts/channels, /alerts/maintenance) so a link or a reload lands on the same tab.
+import type { ComponentType } from 'react';
+import { Link } from '../router';
+import { ErrorBanner } from '../ui/widgets';
+import { AlertHistory } from './alert-history';
+import { ChannelsTab } from './channels-tab';
+import { MaintenanceTab } from './maintenance-tab';
+import { OpenAlerts } from './open-alerts';
+import { RulesTab } from './rules-tab';
+import { useDirectory, type Directory } from './use-directory';
+import './alerts.css';
+
+interface Tab {
+  id: string;
+  label: string;
+  component: ComponentType<{ directory: Directory }>;
+}
+
+const TABS: readonly Tab[] = [
+  { id: 'open', label: 'Open', component: OpenAlerts },
+  { id: 'history', label: 'History', component: AlertHistory },
+  { id: 'rules', label: 'Rules', component: RulesTab },
+  { id: 'channels', label: 'Channels', component: ChannelsTab },
+  { id: 'maintenance', label: 'Maintenance', component: MaintenanceTab },
+];
+
+export function AlertsPage({ tab }: { tab: string }) {
+  const directory = useDirectory();
+  const current = TABS.find((t) => t.id === tab) ?? TABS[0]!;
+  const Current = current.component;
+  return (
+    <section className="alerts-page">
+      <h1>Alerts</h1>
+      <nav className="tabs" aria-label="Alerting sections">
+        {TABS.map((t) => (
+          <Link key={t.id} to={t.id === 'open' ? '/alerts' : `/alerts/${t.id}`} aria-current={t.id === current.id ? 'page' : undefined}>
+            {t.label}
+          </Link>
+        ))}
+      </nav>
+      <div className="tab-body">
+        <ErrorBanner error={directory.error} />
+        <Current directory={directory} />
+      </div>
+    </section>
+  );
+}
