@@ -1,7 +1,7 @@
 // Maintenance window timing: one-off windows are half-open [starts_at, ends_at); recurring ones cover
 // [cron match, + duration) in UTC, including occurrences that began before midnight or overlap.
 import { describe, expect, it } from 'vitest';
-import { coversAt, nextStart, type WindowTiming } from './window-timing.js';
+import { coversAt, matcherAt, nextStart, type ScopedWindow, type WindowTiming } from './window-timing.js';
 
 const t = (iso: string) => new Date(iso);
 const oneOff = (starts: string, ends: string): WindowTiming => ({ starts_at: t(starts), ends_at: t(ends), cron: null, duration_minutes: null });
@@ -68,8 +68,35 @@ describe('a recurring window', () => {
   });
 });
 
-it('a window with neither form is never open and never starts', () => {
-  const empty: WindowTiming = { starts_at: null, ends_at: null, cron: null, duration_minutes: null };
-  expect(coversAt(empty, t('2026-07-01T00:00:00Z'))).toBe(false);
-  expect(nextStart(empty, t('2026-07-01T00:00:00Z'))).toBeNull();
+it('a window with neither form, or a cron croner refuses, is never open and never starts', () => {
+  for (const inert of [
+    { starts_at: null, ends_at: null, cron: null, duration_minutes: null },
+    recurring('not a cron', 60),
+  ] satisfies WindowTiming[]) {
+    expect(coversAt(inert, t('2026-07-01T00:00:00Z'))).toBe(false);
+    expect(nextStart(inert, t('2026-07-01T00:00:00Z'))).toBeNull();
+  }
+});
+
+describe('the matcher over all windows', () => {
+  const at = t('2026-07-01T10:30:00Z');
+  const open = oneOff('2026-07-01T10:00:00Z', '2026-07-01T11:00:00Z');
+  const closed = oneOff('2026-07-01T12:00:00Z', '2026-07-01T13:00:00Z');
+  const scoped = (id: number, timing: WindowTiming, customer_id: number | null, agent_id: string | null): ScopedWindow => ({ id, name: `w${id}`, customer_id, agent_id, ...timing });
+
+  it('covers an agent by its own window, then its customer’s, then a global one', () => {
+    const m = matcherAt([scoped(1, open, null, null), scoped(2, open, 7, null), scoped(3, open, null, 'agent-x'), scoped(4, open, 7, null)], at);
+    expect(m.covers({ id: 'agent-x', customer_id: 7 })).toEqual({ id: 3, name: 'w3' });
+    expect(m.covers({ id: 'agent-y', customer_id: 7 })).toEqual({ id: 2, name: 'w2' });
+    expect(m.covers({ id: 'agent-z', customer_id: 8 })).toEqual({ id: 1, name: 'w1' });
+    expect(m.covers({ id: 'agent-u', customer_id: null })).toEqual({ id: 1, name: 'w1' });
+  });
+
+  it('ignores windows that are not open at its time, and other agents’ and customers’ windows', () => {
+    const m = matcherAt([scoped(1, closed, null, null), scoped(2, open, 7, null), scoped(3, open, null, 'agent-x'), scoped(4, recurring('0 10 * * *', 60), 9, null)], at);
+    expect(m.covers({ id: 'agent-z', customer_id: 8 })).toBeNull();
+    expect(m.covers({ id: 'agent-u', customer_id: null })).toBeNull();
+    expect(m.covers({ id: 'agent-y', customer_id: 9 })).toEqual({ id: 4, name: 'w4' });
+    expect(matcherAt([scoped(2, closed, 7, null)], at).covers({ id: 'agent-y', customer_id: 7 })).toBeNull();
+  });
 });
