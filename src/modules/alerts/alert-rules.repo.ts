@@ -81,11 +81,6 @@ export function findRule(db: Db, id: number): Promise<RuleRow | undefined> {
   return rules(db).where('r.id', '=', id).executeTakeFirst();
 }
 
-/** Every enabled rule, in id order (for evaluators). */
-export function listEnabledRules(db: Db): Promise<RuleRow[]> {
-  return rules(db).where('r.enabled', '=', true).orderBy('r.id').execute();
-}
-
 export async function insertRule(db: Db, values: RuleValues, now: Date): Promise<number> {
   const row = await db
     .insertInto('alert_rules')

@@ -59,11 +59,6 @@ export class AlertRuleService {
     return rule;
   }
 
-  /** Every enabled rule, params with their defaults, for evaluators (no caller: server-side). */
-  enabledRules(): Promise<AlertRule[]> {
-    return repo.listEnabledRules(this.db);
-  }
-
   async create(caller: Caller, input: AlertRuleInput): Promise<AlertRule> {
     const { values, channelIds } = await this.prepare(caller, input);
     const id = await this.write(async (trx) => {
