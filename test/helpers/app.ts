@@ -108,6 +108,6 @@ async function closeWithin(app: FastifyInstance, patienceMs: number): Promise<vo
 
 /**
  * The loops a server built with `backgroundJobs: true` keeps sleeping on its clock: the status
- * monitor, the metrics maintenance, the agent keep-alive, the tunnel idle sweep and the task scheduler.
+ * monitor, the metrics maintenance, the agent keep-alive, the tunnel idle sweep, the task scheduler, the alert evaluation timer and the notification dispatcher.
  */
-export const BACKGROUND_LOOPS = 5;
+export const BACKGROUND_LOOPS = 7;

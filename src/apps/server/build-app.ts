@@ -27,6 +27,7 @@ import { backupRoutes } from '../../modules/backups/backups.routes.js';
 import { BackupService } from '../../modules/backups/backups.service.js';
 import { createAlertingFeature } from '../../modules/alerts/alerting.feature.js';
 import { alertRuleRoutes } from '../../modules/alerts/alert-rules.routes.js';
+import { alertRoutes } from '../../modules/alerts/alerts.routes.js';
 import { maintenanceWindowRoutes } from '../../modules/maintenance/maintenance-windows.routes.js';
 import { notificationChannelRoutes } from '../../modules/notifications/channels.routes.js';
 import { createTaskFeature } from '../../modules/tasks/tasks.feature.js';
@@ -139,7 +140,6 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const agents: AgentService = new AgentService(deps.db.db, clock, hub, new ConnectionBatches(deps.db.db, deps.db.dialect));
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
   const backups = new BackupService(deps.db.db, agents, hub, clock);
-  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback });
   const alerting = createAlertingFeature({
     db: deps.db.db,
     clock,
@@ -149,16 +149,21 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     allowLoopback: deps.config.webhookAllowLoopback,
     publicUrl: deps.config.publicUrl,
   });
+  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();
+    await alerting.stop();
     await tunnels.stop();
     await hub.stop();
   });
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
-  const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], { lanes: deps.db.dialect === 'pglite' ? 1 : 4 });
-  const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger);
+  const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], {
+    lanes: deps.db.dialect === 'pglite' ? 1 : 4,
+    committed: (accepted) => alerting.heartbeatsCommitted(accepted),
+  });
+  const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger, () => alerting.evaluation.afterStatusCheck());
   const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {
     retentionDays: deps.config.metricsRetentionDays,
     compressAfterDays: deps.config.metricsCompressAfterDays,
@@ -170,6 +175,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       tasks.scheduler.start();
       monitor.start();
       metricsMaintenance.start();
+      alerting.start();
     });
     app.addHook('onClose', async () => {
       await Promise.all([monitor.stop(), metricsMaintenance.stop()]);
@@ -179,7 +185,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const blobs = new BlobStore(path.join(deps.config.dataDir, 'blobs'));
   const firmwareKey = deps.config.firmwarePublicKey ? parsePublicKey(deps.config.firmwarePublicKey) : null;
   const firmware = new FirmwareService(deps.db.db, blobs, clock, deps.config.firmwareMaxBytes, firmwareKey);
-  const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings);
+  const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings, clock);
 
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
   await app.register(
@@ -215,6 +221,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(notificationChannelRoutes, { channels: alerting.channels });
       await api.register(alertRuleRoutes, { rules: alerting.rules });
       await api.register(maintenanceWindowRoutes, { windows: alerting.windows });
+      await api.register(alertRoutes, { alerts: alerting.alerts });
     },
     { prefix: API_PREFIX },
   );

@@ -42,10 +42,21 @@ export interface HeartbeatBatchExtension {
   statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null>;
 }
 
+/** A heartbeat its batch stored, with the agent's customer (for rules scoped to a customer). */
+export interface AcceptedHeartbeat {
+  input: HeartbeatInput;
+  customerId: number | null;
+}
+
 export interface HeartbeatWriterOptions {
   /** Batches written at the same time: 1 for PGlite (one connection), a few for PostgreSQL. */
   lanes?: number;
   maxBatch?: number;
+  /**
+   * Told about each committed batch's stored heartbeats (alert thresholds); called synchronously
+   * before the requests are answered, so it must only queue its work, and it must not throw.
+   */
+  committed?: (accepted: readonly AcceptedHeartbeat[]) => void;
 }
 
 export class HeartbeatWriter {
@@ -55,6 +66,7 @@ export class HeartbeatWriter {
    * on each other's rows (no deadlocks).
    */
   readonly #lanes: GroupCommit<HeartbeatInput, HeartbeatOutcome>[];
+  readonly #committed: ((accepted: readonly AcceptedHeartbeat[]) => void) | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -63,6 +75,7 @@ export class HeartbeatWriter {
   ) {
     const count = Math.max(1, options.lanes ?? 1);
     const maxBatch = options.maxBatch ?? 200;
+    this.#committed = options.committed;
     this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch }));
   }
 
@@ -71,15 +84,24 @@ export class HeartbeatWriter {
   }
 
   async #writeLane(inputs: HeartbeatInput[]): Promise<HeartbeatOutcome[]> {
-    const found = await this.#writeBatch(inputs);
+    const { stored, latest } = await this.#writeBatch(inputs);
+    if (this.#committed) {
+      const accepted = latest.flatMap((input) => {
+        const row = stored.get(batchKey(input));
+        return row ? [{ input, customerId: row.customer_id }] : [];
+      });
+      if (accepted.length > 0) this.#committed(accepted);
+    }
     return inputs.map((input) => {
-      const updateRequested = found.get(batchKey(input));
-      return { found: updateRequested !== undefined, updateRequested: updateRequested ?? false };
+      const row = stored.get(batchKey(input));
+      return { found: row !== undefined, updateRequested: row?.update_requested ?? false };
     });
   }
 
-  /** One statement for the batch; returns the known agents with their update flag. */
-  async #writeBatch(inputs: HeartbeatInput[]): Promise<Map<string, boolean>> {
+  /** One statement for the batch; returns the known agents with their update flag and customer, and the heartbeats written. */
+  async #writeBatch(
+    inputs: HeartbeatInput[],
+  ): Promise<{ stored: Map<string, { update_requested: boolean; customer_id: number | null }>; latest: HeartbeatInput[] }> {
     // An agent twice in one batch: its latest heartbeat wins, and both requests get the same answer.
     // Keyed with the sender's scope, so a key of another customer never learns from, or displaces, a
     // genuine heartbeat that shares its batch.
@@ -93,7 +115,7 @@ export class HeartbeatWriter {
     const added = (await Promise.all(this.extensions.map((e) => e.statementFor(latest)))).filter((s) => s !== null);
     // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
     const extensionCtes = added.map((statement, i) => sql`, ${sql.raw(`extension_${i}`)} as (${statement})`);
-    const { rows: updated } = await sql<{ id: string; scope: number | null; update_requested: boolean }>`
+    const { rows: updated } = await sql<{ id: string; scope: number | null; update_requested: boolean; customer_id: number | null }>`
       with updated as (
         update agents as a set
           last_heartbeat = v.received_at,
@@ -105,10 +127,11 @@ export class HeartbeatWriter {
           system = v.raw
         from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
         where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
-        returning a.id, v.scope, a.update_requested
+        returning a.id, v.scope, a.update_requested, a.customer_id
       )${sql.join(extensionCtes, sql``)}
-      select id, scope, update_requested from updated`.execute(this.db);
-    return new Map(updated.map((r) => [batchKey({ agentId: r.id, scope: r.scope }), r.update_requested]));
+      select id, scope, update_requested, customer_id from updated`.execute(this.db);
+    const stored = new Map(updated.map((r) => [batchKey({ agentId: r.id, scope: r.scope }), { update_requested: r.update_requested, customer_id: r.customer_id }]));
+    return { stored, latest };
   }
 }
 

@@ -1,16 +1,29 @@
 // Builds alerting (issue 31) from the server's parts: notification channels, maintenance windows, alert
-// rules, the alert engine that fires and resolves alerts, and the outbox dispatcher that delivers
-// notifications. The heartbeat path, the status monitor and the task runner feed the engine through
-// the observers returned here; the periodic jobs start and stop with the app.
+// rules, the engine that fires and resolves alerts, its evaluators (thresholds from the heartbeat
+// path, offline after each status monitor pass, certificates/backups/updates and reminders on a
+// timer, task outcomes as runs close) and the outbox dispatcher that delivers notifications. The
+// periodic jobs start and stop with the app; in cluster mode they become once-per-cluster claims.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
+import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { SecretBox } from '../../platform/secret-box.js';
-import type { SettingsService } from '../settings/settings.service.js';
+import type { AcceptedHeartbeat } from '../agents/heartbeat-writer.js';
 import { MaintenanceWindowService } from '../maintenance/maintenance-windows.service.js';
+import { samplesOf } from '../metrics/extract-samples.js';
 import { ChannelService } from '../notifications/channels.service.js';
+import { OutboxDispatcher } from '../notifications/outbox-dispatcher.js';
+import type { SettingsService } from '../settings/settings.service.js';
 import { AlertRuleService } from './alert-rules.service.js';
+import { AlertEngine } from './alert-engine.js';
+import { AlertEvaluation } from './alert-evaluation.js';
+import { AlertService } from './alerts.service.js';
+import { TaskOutcomes } from './task-outcomes.js';
+import { ThresholdEvaluator } from './threshold-evaluator.js';
+
+/** Certificates, backups, pending updates and reminders: minutes matter, seconds do not. */
+const PERIODIC_MS = 60_000;
 
 export interface AlertingDeps {
   db: Kysely<Database>;
@@ -26,18 +39,66 @@ export interface AlertingFeature {
   channels: ChannelService;
   windows: MaintenanceWindowService;
   rules: AlertRuleService;
+  alerts: AlertService;
+  evaluation: AlertEvaluation;
+  thresholds: ThresholdEvaluator;
+  taskOutcomes: TaskOutcomes;
+  dispatcher: OutboxDispatcher;
+  /** For HeartbeatWriter's `committed`: feeds the threshold evaluator. */
+  heartbeatsCommitted(accepted: readonly AcceptedHeartbeat[]): void;
+  start(): void;
+  stop(): Promise<void>;
 }
 
 export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
-  const channels = new ChannelService({
-    db: deps.db,
-    box: deps.box,
-    clock: deps.clock,
-    logger: deps.logger,
-    allowLoopback: deps.allowLoopback,
-    webhookSecret: () => deps.settings.secret('webhook_secret'),
+  const { db, clock, logger } = deps;
+  const channels = new ChannelService({ db, box: deps.box, clock, logger, allowLoopback: deps.allowLoopback, webhookSecret: () => deps.settings.secret('webhook_secret') });
+  const windows = new MaintenanceWindowService(db, clock);
+  const dispatcher = new OutboxDispatcher(db, clock, logger, channels);
+  // The engine tells the threshold evaluator about alerts resolved by hand; the evaluator needs the engine.
+  const evaluator: { thresholds?: ThresholdEvaluator } = {};
+  const engine = new AlertEngine({
+    db,
+    clock,
+    logger,
+    windowsAt: (at) => windows.coveringWindows(at),
+    consoleUrl: async () => deps.publicUrl ?? (await deps.settings.agentUrls()).backend_url?.replace(/\/+$/, '') ?? null,
+    queued: () => dispatcher.wake(),
+    resolvedByHand: (alert) => evaluator.thresholds?.forget(alert),
   });
-  const windows = new MaintenanceWindowService(deps.db, deps.clock);
-  const rules = new AlertRuleService(deps.db, deps.clock, { changed: () => undefined, beforeDelete: async () => undefined });
-  return { channels, windows, rules };
+  const thresholds = new ThresholdEvaluator(db, logger, engine);
+  evaluator.thresholds = thresholds;
+  const evaluation = new AlertEvaluation(db, clock, logger, engine);
+  const taskOutcomes = new TaskOutcomes(db, logger, engine);
+  const rules = new AlertRuleService(db, clock, {
+    changed: () => thresholds.rulesChanged(),
+    beforeDelete: async (ruleId, by) => {
+      const open = await alerts.openOfRule(ruleId);
+      await engine.resolve(ruleId, open, by, 'the rule was deleted');
+    },
+  });
+  const alerts = new AlertService(db, clock, engine);
+  const periodic = new PeriodicJob('alert evaluation', clock, PERIODIC_MS, logger, () => evaluation.runPeriodic());
+
+  return {
+    channels,
+    windows,
+    rules,
+    alerts,
+    evaluation,
+    thresholds,
+    taskOutcomes,
+    dispatcher,
+    heartbeatsCommitted: (accepted) =>
+      thresholds.observe(accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: samplesOf(a.input.parsed) }))),
+    start() {
+      periodic.start();
+      dispatcher.start();
+    },
+    async stop() {
+      await Promise.all([periodic.stop(), dispatcher.stop()]);
+      await Promise.all([thresholds.idle(), taskOutcomes.idle()]);
+    },
+  };
 }
+

@@ -1,6 +1,6 @@
 // All SQL of firmware and the update channel: firmware rows naming their binary in the blob store by
 // SHA-256, the agents' update_requested column and the updater's latest report on the agent row.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, FirmwareTable, UpdaterState } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
 
@@ -48,8 +48,15 @@ export async function isBlobReferenced(db: Db, sha256: string): Promise<boolean>
   return installer !== undefined || firmware !== undefined;
 }
 
-export async function setUpdateRequested(db: Db, agentId: string, requested: boolean): Promise<void> {
-  await db.updateTable('agents').set({ update_requested: requested }).where('id', '=', agentId).execute();
+/** The flag's time for a set: kept when it was already set (a repeated request does not restart the wait), else `at`. */
+const requestedSince = (at: Date) => sql<Date>`case when update_requested then coalesce(update_requested_at, ${at}::timestamptz) else ${at}::timestamptz end`;
+
+export async function setUpdateRequested(db: Db, agentId: string, requested: boolean, at: Date): Promise<void> {
+  await db
+    .updateTable('agents')
+    .set(requested ? { update_requested: true, update_requested_at: requestedSince(at) } : { update_requested: false, update_requested_at: null })
+    .where('id', '=', agentId)
+    .execute();
 }
 
 /**
@@ -60,17 +67,17 @@ export async function setUpdateRequested(db: Db, agentId: string, requested: boo
 export async function clearUpdateRequestUnlessChecking(db: Db, agentId: string): Promise<void> {
   await db
     .updateTable('agents')
-    .set({ update_requested: false })
+    .set({ update_requested: false, update_requested_at: null })
     .where('id', '=', agentId)
     .where((eb) => eb.or([eb('updater_state', 'is', null), eb('updater_state', '!=', 'installing')]))
     .execute();
 }
 
 /** Flags every agent of the scope (all agents when unscoped); returns how many. */
-export async function requestUpdateForAll(db: Db, scope: CustomerScope): Promise<number> {
+export async function requestUpdateForAll(db: Db, scope: CustomerScope, at: Date): Promise<number> {
   const result = await db
     .updateTable('agents')
-    .set({ update_requested: true })
+    .set({ update_requested: true, update_requested_at: requestedSince(at) })
     .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
@@ -90,7 +97,7 @@ export async function saveUpdaterReport(
       updater_version: report.version,
       updater_message: report.message,
       updater_reported_at: report.reportedAt,
-      ...(requestAgain ? { update_requested: true } : {}),
+      ...(requestAgain ? { update_requested: true, update_requested_at: requestedSince(report.reportedAt) } : {}),
     })
     .where('id', '=', agentId)
     .execute();

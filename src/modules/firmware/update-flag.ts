@@ -6,6 +6,7 @@
 // clears it once the binary has passed its health window, or sets it again after a rollback.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
 import { scopeOf, type Caller } from '../auth/caller.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -23,17 +24,18 @@ export class UpdateFlags {
     private readonly agents: AgentService,
     private readonly firmware: FirmwareService,
     private readonly settings: SettingsService,
+    private readonly clock: Clock,
   ) {}
 
   async set(caller: Caller, agentId: string, requested: boolean): Promise<{ update_requested: boolean }> {
     const agent = await this.agents.get(caller, agentId); // 404 outside the caller's scope
-    await repo.setUpdateRequested(this.db, agent.id, requested);
+    await repo.setUpdateRequested(this.db, agent.id, requested, this.clock.now());
     return { update_requested: requested };
   }
 
   /** Flags every agent the caller can see; returns how many that is. */
   async setAll(caller: Caller): Promise<{ updated: number }> {
-    return { updated: await repo.requestUpdateForAll(this.db, scopeOf(caller)) };
+    return { updated: await repo.requestUpdateForAll(this.db, scopeOf(caller), this.clock.now()) };
   }
 
   /**

@@ -3,14 +3,14 @@
 // update of its batch, and only for the heartbeats that update accepted.
 import { sql, type RawBuilder } from 'kysely';
 import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
-import { extractSamples } from './extract-samples.js';
+import { samplesOf } from './extract-samples.js';
 import type { LayoutRegistry } from './layouts.js';
 
 export class MetricSampleWriter implements HeartbeatBatchExtension {
   constructor(private readonly layouts: LayoutRegistry) {}
 
   async statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null> {
-    const withSamples = heartbeats.map((h) => ({ h, samples: extractSamples(h.parsed) })).filter((x) => x.samples.length > 0);
+    const withSamples = heartbeats.map((h) => ({ h, samples: samplesOf(h.parsed) })).filter((x) => x.samples.length > 0);
     if (withSamples.length === 0) return null;
     const layoutIds = await this.layouts.idsFor(withSamples.map((x) => x.samples));
     const rows = withSamples.map(

@@ -1,6 +1,6 @@
 // The status monitor (spec §3): every MONITOR_INTERVAL_SECONDS it recomputes agent statuses and writes
 // an online/stale/offline event for each agent whose status changed, in one transaction. Long-lived:
-// start()/stop() as a PeriodicJob on the injected clock.
+// start()/stop() as a PeriodicJob on the injected clock. After each check, the offline alert rules.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -16,19 +16,23 @@ export class StatusMonitor {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     intervalMs: number,
-    logger: Logger,
+    private readonly logger: Logger,
+    /** Runs after each check (the offline alert rules ride on the monitor); a failure is logged, never thrown. */
+    private readonly afterCheck: () => Promise<void> = async () => undefined,
   ) {
     this.#job = new PeriodicJob('status monitor check', clock, intervalMs, logger, () => this.runOnce());
   }
 
-  /** One check; returns how many events it wrote. */
+  /** One check, then what rides on it; returns how many events it wrote. */
   async runOnce(): Promise<number> {
     const now = this.clock.now();
-    return this.db.transaction().execute(async (trx) => {
+    const written = await this.db.transaction().execute(async (trx) => {
       const changed = await advanceStatuses(trx, now);
       await insertEvents(trx, changed.map((c) => ({ agent_id: c.id, type: c.status, created_at: now })));
       return changed.length;
     });
+    await this.afterCheck().catch((err: unknown) => this.logger.error({ err }, 'alert evaluation after the status check failed'));
+    return written;
   }
 
   start(): void {

@@ -19,6 +19,18 @@ export interface WebhookDeliverer {
   deliver(url: string, payload: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
+/** A closed run, as alert rules on task outcomes see it. */
+export interface FinishedRun {
+  taskId: number;
+  runId: number;
+  name: string;
+  kind: string;
+  agentId: string;
+  status: string;
+  error: string | null;
+  finishedAt: Date;
+}
+
 export class TaskRunner {
   constructor(
     private readonly db: Kysely<Database>,
@@ -27,6 +39,8 @@ export class TaskRunner {
     private readonly hub: AgentHub,
     private readonly backups: BackupService,
     private readonly webhooks: WebhookDeliverer,
+    /** Told about every closed run (alerting); must not throw. */
+    private readonly finished: (run: FinishedRun) => void = () => undefined,
   ) {}
 
   async execute(task: repo.TaskRow, runId: number, signal: AbortSignal): Promise<void> {
@@ -36,6 +50,7 @@ export class TaskRunner {
     const nextRunAt = task.cron ? nextCronRun(task.cron, finishedAt) : null;
     await repo.finishRun(this.db, { taskId: task.id, runId, status, result, error, finishedAt, nextRunAt });
     this.logger.info({ taskId: task.id, runId, status }, `task run ${status}`);
+    this.finished({ taskId: task.id, runId, name: task.name, kind: task.kind, agentId: task.agent_id, status, error, finishedAt });
     if (task.webhook_url) {
       const payload = {
         event: 'task.finished',

@@ -8,7 +8,7 @@ import type { AgentHub } from '../agent-hub/agent-hub.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { BackupService } from '../backups/backups.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
-import { TaskRunner } from './task-runner.js';
+import { TaskRunner, type FinishedRun } from './task-runner.js';
 import { TaskScheduler } from './task-scheduler.js';
 import { TaskService } from './tasks.service.js';
 import { checkWebhookUrl } from './webhook-target.js';
@@ -23,6 +23,8 @@ export interface TaskFeatureDeps {
   backups: BackupService;
   settings: SettingsService;
   allowLoopback: boolean;
+  /** Told about every closed run (alert rules on task outcomes). */
+  runFinished?: (run: FinishedRun) => void;
 }
 
 export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService; scheduler: TaskScheduler } {
@@ -34,7 +36,7 @@ export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService
   });
   const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, {
     deliver: async (url, payload, signal) => ({ ...(await webhooks.deliver(url, payload, { signal })) }),
-  });
+  }, deps.runFinished);
   const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);
   const service = new TaskService(deps.db, {
     agents: deps.agents,

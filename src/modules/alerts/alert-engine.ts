@@ -1,0 +1,183 @@
+// The alert engine (issue 31): fires and resolves alerts for what the evaluators found, and queues their
+// notifications in the outbox in the same transaction, so an alert never exists without its
+// notifications nor the reverse. Alerts that begin inside a maintenance window, or for an agent whose
+// flapping was already announced, are recorded as suppressed and notify nobody, their resolution
+// included. Works on batches: a pass over 10,000 agents is a few statements, not one per agent.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
+import type { NotificationEvent, NotificationItem } from '../notifications/notification-message.js';
+import { enqueue } from '../notifications/outbox.repo.js';
+import * as repo from './alerts.repo.js';
+import { ruleChannels, type RuleRow } from './active-rules.repo.js';
+
+/** Something an evaluator found wrong with one agent (and label) under one rule. */
+export interface Finding {
+  agentId: string;
+  label: string;
+  summary: string;
+  value: number | null;
+  threshold: number | null;
+  /** When the condition began. */
+  since: Date;
+}
+
+export interface WindowMatcher {
+  covers(agent: { id: string; customer_id: number | null }): { id: number; name: string } | null;
+}
+
+export interface AlertEngineDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  logger: Logger;
+  /** Maintenance windows as of a time, loaded once per batch. */
+  windowsAt(at: Date): Promise<WindowMatcher>;
+  /** The console's base URL for links, or null when none is configured. */
+  consoleUrl(): Promise<string | null>;
+  /** Tells the dispatcher that notifications were queued. */
+  queued(): void;
+  /** Tells the threshold evaluator that an alert was resolved by hand, so it watches afresh. */
+  resolvedByHand?(alert: repo.AlertRow): void;
+}
+
+const INSERT_CHUNK = 500;
+
+export class AlertEngine {
+  constructor(private readonly deps: AlertEngineDeps) {}
+
+  /** Fires an alert per finding that has none open; `quiet` agents' alerts are recorded suppressed. Returns the new alerts. */
+  async fire(rule: RuleRow, findings: readonly Finding[], quiet: ReadonlySet<string> = new Set()): Promise<repo.AlertRow[]> {
+    if (findings.length === 0) return [];
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const contexts = await repo.agentContexts(db, findings.map((f) => f.agentId));
+    const [windowsNow, windowsEarlier] = await Promise.all([this.deps.windowsAt(now), this.#windowsAtSince(findings, now)]);
+    const reminderAt = rule.reminder_minutes ? new Date(now.getTime() + rule.reminder_minutes * 60_000) : null;
+    const fired: repo.AlertRow[] = [];
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < findings.length; i += INSERT_CHUNK) {
+        const chunk = findings.slice(i, i + INSERT_CHUNK).filter((f) => contexts.has(f.agentId));
+        const rows = chunk.map((f) => {
+          const context = contexts.get(f.agentId)!;
+          const agent = { id: f.agentId, customer_id: context.customer?.id ?? null };
+          const inWindow = windowsNow.covers(agent) ?? windowsEarlier.get(f)?.covers(agent) ?? null;
+          return {
+            rule_id: rule.id,
+            rule_name: rule.name,
+            kind: f.label === FLAPPING_LABEL ? 'flapping' : rule.kind,
+            agent_id: f.agentId,
+            label: f.label,
+            suppressed: inWindow !== null || quiet.has(f.agentId),
+            summary: inWindow ? `${f.summary} (in maintenance window "${inWindow.name}")` : f.summary,
+            value: f.value,
+            threshold: f.threshold,
+            since: f.since,
+            fired_at: now,
+            next_reminder_at: reminderAt,
+          };
+        });
+        fired.push(...(await repo.insertAlerts(trx, rows)));
+      }
+      await this.#notify(trx, rule.id, fired, 'firing', now, contexts);
+    });
+    return fired;
+  }
+
+  /** Resolves open alerts (automatically when `by` is null); `quiet` agents' resolutions notify nobody. Returns those it resolved. */
+  async resolve(
+    ruleId: number | null,
+    alerts: readonly repo.AlertRow[],
+    by: string | null = null,
+    comment: string | null = null,
+    quiet: ReadonlySet<string> = new Set(),
+  ): Promise<repo.AlertRow[]> {
+    if (alerts.length === 0) return [];
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const contexts = await repo.agentContexts(db, alerts.map((a) => a.agent_id));
+    const resolved = await db.transaction().execute(async (trx) => {
+      const done = await repo.resolveAlerts(trx, alerts.map((a) => a.id), now, by, comment);
+      if (ruleId !== null) await this.#notify(trx, ruleId, done.filter((a) => !quiet.has(a.agent_id)), 'resolved', now, contexts);
+      return done;
+    });
+    if (by !== null) for (const alert of resolved) this.deps.resolvedByHand?.(alert);
+    return resolved;
+  }
+
+  /** Queues a reminder for each alert still firing unacknowledged, and moves its next reminder on. */
+  async remind(): Promise<number> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const due = await repo.dueReminders(db, now);
+    if (due.length === 0) return 0;
+    const contexts = await repo.agentContexts(db, due.map((a) => a.agent_id));
+    for (const alert of due) {
+      await db.transaction().execute(async (trx) => {
+        await repo.setNextReminder(trx, alert.id, new Date(now.getTime() + (alert.reminder_minutes ?? 60) * 60_000));
+        if (alert.rule_id !== null) await this.#notify(trx, alert.rule_id, [alert], 'reminder', now, contexts);
+      });
+    }
+    return due.length;
+  }
+
+  /** The windows as of each finding's start, for conditions that began before this pass (one load per distinct time). */
+  async #windowsAtSince(findings: readonly Finding[], now: Date): Promise<Map<Finding, WindowMatcher>> {
+    const byTime = new Map<number, WindowMatcher>();
+    const result = new Map<Finding, WindowMatcher>();
+    for (const f of findings) {
+      const t = f.since.getTime();
+      if (t >= now.getTime()) continue;
+      if (!byTime.has(t)) byTime.set(t, await this.deps.windowsAt(f.since));
+      result.set(f, byTime.get(t)!);
+    }
+    return result;
+  }
+
+  async #notify(
+    trx: Kysely<Database>,
+    ruleId: number,
+    alerts: readonly repo.AlertRow[],
+    event: NotificationEvent,
+    at: Date,
+    contexts: Map<string, repo.AgentContext>,
+  ): Promise<void> {
+    const loud = alerts.filter((a) => !a.suppressed);
+    if (loud.length === 0) return;
+    const channels = await ruleChannels(trx, ruleId);
+    if (channels.length === 0) return;
+    const base = await this.deps.consoleUrl();
+    const rows = loud.flatMap((alert) => {
+      const item = itemOf(alert, alert.kind === 'flapping' && event === 'firing' ? 'flapping' : event, at, contexts.get(alert.agent_id), base);
+      return channels.map((channelId) => ({ channelId, alertId: alert.id, event: item.event, payload: item }));
+    });
+    await enqueue(trx, rows, at);
+    this.deps.queued();
+  }
+}
+
+/** The label of the one notice about an agent that keeps changing state. */
+export const FLAPPING_LABEL = '~flapping';
+
+function itemOf(alert: repo.AlertRow, event: NotificationEvent, at: Date, context: repo.AgentContext | undefined, base: string | null): NotificationItem {
+  const byHand = event === 'resolved' ? alert.resolved_by : event === 'acknowledged' ? alert.acknowledged_by : null;
+  const comment = event === 'resolved' ? alert.resolve_comment : event === 'acknowledged' ? alert.ack_comment : null;
+  return {
+    event,
+    alert_id: alert.id,
+    rule_id: alert.rule_id,
+    rule_name: alert.rule_name,
+    kind: alert.kind,
+    customer: context?.customer ?? null,
+    agent: { id: alert.agent_id, name: context?.name ?? alert.agent_id, hostname: context?.hostname ?? '' },
+    label: alert.label === FLAPPING_LABEL ? '' : alert.label,
+    summary: alert.summary,
+    value: alert.value,
+    threshold: alert.threshold,
+    since: alert.since.toISOString(),
+    at: at.toISOString(),
+    by: byHand,
+    comment,
+    link: base ? `${base}/agents/${encodeURIComponent(alert.agent_id)}` : null,
+  };
+}

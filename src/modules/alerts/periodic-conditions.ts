@@ -1,0 +1,121 @@
+// The conditions evaluated on a timer (issue 31), one strategy per rule kind: what is wrong right now
+// with the agents a rule covers. Each is one query per rule, however many agents there are; the
+// reconciler turns the answer into fired and resolved alerts. Threshold and task rules are evaluated as
+// their data arrives instead (threshold-evaluator.ts, task-outcomes.ts).
+import { sql, type Kysely } from 'kysely';
+import type { AlertRuleKind, Database } from '../../db/schema.js';
+import { ONLINE_BELOW_MS, STALE_UP_TO_MS } from '../agents/agent-status.js';
+import { coversAgent, type RuleRow } from './active-rules.repo.js';
+import type { Finding } from './alert-engine.js';
+
+type Db = Kysely<Database>;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export type PeriodicKind = Extract<AlertRuleKind, 'agent_offline' | 'certificate_expiry' | 'backup_age' | 'update_pending'>;
+
+type Condition<K extends PeriodicKind> = (db: Db, rule: RuleRow<K>, now: Date) => Promise<Finding[]>;
+
+export const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** No heartbeat for the rule's minutes, and at least long enough to be in its status (stale: 2 min, offline: over 5). */
+const agentOffline: Condition<'agent_offline'> = async (db, rule, now) => {
+  const { minutes, status } = rule.params;
+  const ageAtLeast = Math.max(minutes * MINUTE, status === 'stale' ? ONLINE_BELOW_MS : STALE_UP_TO_MS + 1);
+  const cutoff = new Date(now.getTime() - ageAtLeast);
+  const { rows } = await sql<{ id: string; last_heartbeat: Date }>`
+    select a.id, a.last_heartbeat from agents a
+    where a.last_heartbeat is not null and a.last_heartbeat <= ${cutoff} and ${coversAgent(rule)}`.execute(db);
+  return rows.map((r) => {
+    const silentMinutes = Math.floor((now.getTime() - r.last_heartbeat.getTime()) / MINUTE);
+    return {
+      agentId: r.id,
+      label: '',
+      summary: `${status === 'stale' ? 'Stale or offline' : 'Offline'}: no heartbeat for ${silentMinutes} min (limit ${minutes} min), last at ${utc(r.last_heartbeat)}`,
+      value: silentMinutes,
+      threshold: minutes,
+      since: r.last_heartbeat,
+    };
+  });
+};
+
+/** Certificates the agent reports in use that expire within the rule's days (or have expired). */
+const certificateExpiry: Condition<'certificate_expiry'> = async (db, rule, now) => {
+  const { rows } = await sql<{ id: string; certificates: unknown }>`
+    select a.id, f.certificates from agents a join agent_attention_facts f on f.agent_id = a.id
+    where jsonb_array_length(f.certificates) > 0 and ${coversAgent(rule)}`.execute(db);
+  const findings: Finding[] = [];
+  const windowMs = rule.params.days * DAY;
+  for (const row of rows) {
+    const certs = Array.isArray(row.certificates) ? (row.certificates as Array<Record<string, unknown>>) : [];
+    certs.forEach((cert, i) => {
+      if (cert.in_use !== true || typeof cert.valid_to !== 'string') return;
+      const validTo = new Date(cert.valid_to);
+      if (Number.isNaN(validTo.getTime()) || validTo.getTime() - now.getTime() > windowMs) return;
+      const name = typeof cert.name === 'string' && cert.name.length > 0 ? cert.name.slice(0, 200) : `certificate ${i + 1}`;
+      const daysLeft = (validTo.getTime() - now.getTime()) / DAY;
+      const when = daysLeft < 0 ? `expired on ${utc(validTo)}` : `expires on ${utc(validTo)} (in ${round1(daysLeft)} days)`;
+      findings.push({
+        agentId: row.id,
+        label: name,
+        summary: `Certificate "${name}" in use ${when}; limit ${rule.params.days} days`,
+        value: round1(daysLeft),
+        threshold: rule.params.days,
+        since: new Date(Math.min(now.getTime(), validTo.getTime() - windowMs)),
+      });
+    });
+  }
+  return findings;
+};
+
+/** The newest configuration backup older than the rule's days; firewalls without any backup count too. */
+const backupAge: Condition<'backup_age'> = async (db, rule, now) => {
+  const cutoff = new Date(now.getTime() - rule.params.days * DAY);
+  const { rows } = await sql<{ id: string; newest: Date | null; created_at: Date }>`
+    select a.id, b.newest, a.created_at from agents a
+    left join (select agent_id, max(created_at) as newest from config_backups group by agent_id) b on b.agent_id = a.id
+    where ${coversAgent(rule)}
+      and ((b.newest is not null and b.newest < ${cutoff}) or (b.newest is null and a.platform = 'freebsd' and a.created_at < ${cutoff}))`.execute(db);
+  return rows.map((r) => {
+    const from = r.newest ?? r.created_at;
+    const ageDays = round1((now.getTime() - from.getTime()) / DAY);
+    return {
+      agentId: r.id,
+      label: '',
+      summary: r.newest
+        ? `Newest configuration backup is ${ageDays} days old (from ${utc(r.newest)}); limit ${rule.params.days} days`
+        : `No configuration backup in the ${ageDays} days since the firewall was registered; limit ${rule.params.days} days`,
+      value: ageDays,
+      threshold: rule.params.days,
+      since: new Date(from.getTime() + rule.params.days * DAY),
+    };
+  });
+};
+
+/** An update requested more than the rule's hours ago that the agent has not applied (the flag is still set). */
+const updatePending: Condition<'update_pending'> = async (db, rule, now) => {
+  const cutoff = new Date(now.getTime() - rule.params.hours * HOUR);
+  const { rows } = await sql<{ id: string; update_requested_at: Date; agent_version: string | null }>`
+    select a.id, a.update_requested_at, a.agent_version from agents a
+    where a.update_requested and a.update_requested_at <= ${cutoff} and ${coversAgent(rule)}`.execute(db);
+  return rows.map((r) => {
+    const hours = round1((now.getTime() - r.update_requested_at.getTime()) / HOUR);
+    return {
+      agentId: r.id,
+      label: '',
+      summary: `Update requested ${hours} h ago (${utc(r.update_requested_at)}) not applied yet${r.agent_version ? `; agent still reports ${r.agent_version}` : ''}; limit ${rule.params.hours} h`,
+      value: hours,
+      threshold: rule.params.hours,
+      since: new Date(r.update_requested_at.getTime() + rule.params.hours * HOUR),
+    };
+  });
+};
+
+export const PERIODIC_CONDITIONS: { [K in PeriodicKind]: Condition<K> } = {
+  agent_offline: agentOffline,
+  certificate_expiry: certificateExpiry,
+  backup_age: backupAge,
+  update_pending: updatePending,
+};
