@@ -74,6 +74,16 @@ describe('saving an email channel', () => {
     expect(t.logs().join('\n')).not.toContain(PASSWORD);
   });
 
+  it("verifies the server's certificate: smtp-server's built-in one (self-signed, expired) is refused", async () => {
+    const tls = await smtpReceiver(undefined, { secure: true });
+    try {
+      const body = expectError(await post('/notification-channels', emailChannel({ port: tls.port, security: 'tls', username: undefined }, {})), 400, 'CHANNEL_CHECK_FAILED');
+      expect(body.error).toMatch(/certificate (has expired|.*self[- ]signed)/);
+    } finally {
+      await tls.close();
+    }
+  });
+
   it('stores a disabled channel without asking the server, and verifies when it is enabled', async () => {
     const res = await post('/notification-channels', emailChannel({ port: 9 }, { password: PASSWORD }, { enabled: false }));
     expect(res.statusCode, res.body).toBe(201);

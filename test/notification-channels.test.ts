@@ -85,7 +85,11 @@ describe('channels and their secrets', () => {
     const renamed = await call('PUT', `/notification-channels/${ch.id}`, admin, { name: 'Slack ops' });
     expect(renamed.json()).toMatchObject({ name: 'Slack ops', enabled: false, secrets: ch.secrets });
     const retyped = await call('PUT', `/notification-channels/${ch.id}`, admin, { type: 'discord', name: 'x' });
-    expectError(retyped, 400, 'VALIDATION_ERROR');
+    expect(expectError(retyped, 400, 'VALIDATION_ERROR').details).toEqual([{ path: 'type', message: 'is slack; a channel cannot change its type (create a new one)' }]);
+    const moved = await call('PUT', `/notification-channels/${ch.id}`, admin, { type: 'slack', customer_id: customers[0]!.id, name: 'x' });
+    expect(expectError(moved, 400, 'VALIDATION_ERROR').details).toEqual([{ path: 'customer_id', message: 'is null (global); a channel cannot move to another customer (create a new one)' }]);
+    const same = await call('PUT', `/notification-channels/${ch.id}`, admin, { type: 'slack', customer_id: null, name: 'Slack ops' });
+    expect(same.statusCode, same.body).toBe(200);
     const required = await call('PUT', `/notification-channels/${ch.id}`, admin, { name: 'x', secrets: { webhook_url: null } });
     expect(expectError(required, 400, 'VALIDATION_ERROR').details).toEqual([{ path: 'secrets.webhook_url', message: 'is required and cannot be cleared' }]);
   });

@@ -68,10 +68,14 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-/** An SMTP server on 127.0.0.1 without STARTTLS; with `auth`, AUTH is required and checked. */
-export async function smtpReceiver(auth?: { user: string; pass: string }): Promise<SmtpReceiver> {
+/**
+ * An SMTP server on 127.0.0.1 without STARTTLS; with `auth`, AUTH is required and checked. `secure`:
+ * TLS from the first byte instead, with smtp-server's built-in self-signed certificate.
+ */
+export async function smtpReceiver(auth?: { user: string; pass: string }, options: { secure?: boolean } = {}): Promise<SmtpReceiver> {
   const receiver: SmtpReceiver = { port: 0, mails: [], connections: 0, close: async () => undefined };
   const server = new SMTPServer({
+    secure: options.secure ?? false,
     disabledCommands: ['STARTTLS'],
     authOptional: !auth,
     allowInsecureAuth: true,
@@ -96,6 +100,8 @@ export async function smtpReceiver(auth?: { user: string; pass: string }): Promi
         .catch((err: Error) => callback(err));
     },
   });
+  // Clients that give up mid-handshake (a refused certificate) are an expected part of some tests.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.port = (server.server.address() as AddressInfo).port;
   receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));

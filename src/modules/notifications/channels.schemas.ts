@@ -42,6 +42,7 @@ export const createChannelBody = z.discriminatedUnion('type', [
 export const updateChannelBody = z
   .strictObject({
     type: z.enum(CHANNEL_TYPES).optional().describe("The channel's type, if given (a channel never changes type)"),
+    customer_id: idRefSchema.nullable().optional().describe("The channel's customer, if given (a channel never changes customer)"),
     name,
     enabled: z.boolean().optional().describe('Absent: unchanged'),
     settings: z.record(z.string().max(100), z.unknown()).optional().describe("The channel type's settings, as in POST (a full replacement)"),
@@ -50,7 +51,7 @@ export const updateChannelBody = z
       .optional()
       .describe("The channel type's secret fields: a value replaces, null clears an optional one, absent keeps the stored value"),
   })
-  .describe('A full replacement of name and settings; secrets omitted are kept');
+  .describe('A full replacement of name and settings; secrets omitted are kept; type and customer_id, when given, must be as they are');
 
 export const channelSchema = z
   .object({

@@ -53,6 +53,8 @@ export interface NewChannelInput {
 export interface ChannelUpdateInput {
   /** When given, it must be the channel's type (a channel never changes type). */
   type?: ChannelType | undefined;
+  /** When given, it must be the channel's customer (rules of a customer may only use its channels). */
+  customer_id?: number | null | undefined;
   name: string;
   /** Absent: stays as it is. */
   enabled?: boolean | undefined;
@@ -109,6 +111,9 @@ export class ChannelService {
     const existing = await this.#visible(caller, id);
     if (input.type !== undefined && input.type !== existing.type) {
       throw invalid([{ path: 'type', message: `is ${existing.type}; a channel cannot change its type (create a new one)` }]);
+    }
+    if (input.customer_id !== undefined && input.customer_id !== existing.customer_id) {
+      throw invalid([{ path: 'customer_id', message: `is ${existing.customer_id ?? 'null (global)'}; a channel cannot move to another customer (create a new one)` }]);
     }
     const kind = CHANNEL_KINDS[existing.type];
     const enabled = input.enabled ?? existing.enabled;
