@@ -45,7 +45,7 @@ export function AlertActions({ alert, onChanged }: { alert: Alert; onChanged: ()
   return (
     <form className="alert-comment" onSubmit={(e) => void submit(e)} aria-label={`${WORDS[step].button} alert`}>
       <label htmlFor={`${id}-comment`}>Comment (optional)</label>
-      <textarea id={`${id}-comment`} rows={2} maxLength={2000} value={comment} onChange={(e) => setComment(e.target.value)} placeholder={WORDS[step].placeholder} autoFocus />
+      <textarea id={`${id}-comment`} rows={2} maxLength={1000} value={comment} onChange={(e) => setComment(e.target.value)} placeholder={WORDS[step].placeholder} autoFocus />
       <div className="alert-actions">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? WORDS[step].busy : WORDS[step].button}

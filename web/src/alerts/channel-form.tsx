@@ -27,7 +27,9 @@ export function ChannelForm({ channel, directory, onSaved, onCancel }: Props) {
   const [draft, setDraft] = useState<ChannelDraft>(() => channelDraftOf(channel));
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
-  useEffect(() => form.current?.scrollIntoView({ block: 'nearest' }), []);
+  useEffect(() => {
+    void form.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
 
   const { busy, error, submit } = useSubmit(async () => {
     const body = {

@@ -38,7 +38,9 @@ export function MaintenanceForm({ window: w, directory, onSaved, onCancel }: Pro
   const [duration, setDuration] = useState(w?.duration_minutes ? String(w.duration_minutes) : '60');
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
-  useEffect(() => form.current?.scrollIntoView({ block: 'nearest' }), []);
+  useEffect(() => {
+    void form.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
 
   const { busy, error, submit } = useSubmit(async () => {
     const base = { name: name.trim(), ...scopeOf(scope) };

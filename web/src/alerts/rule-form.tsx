@@ -30,8 +30,11 @@ export function RuleForm({ rule, channels, directory, onSaved, onCancel }: Props
   const [reminder, setReminder] = useState(rule?.reminder_minutes ? String(rule.reminder_minutes) : '');
   const id = useId();
   const form = useRef<HTMLFormElement>(null);
-  // Opened from a row far down the list (a phone): bring the form into view.
-  useEffect(() => form.current?.scrollIntoView({ block: 'nearest' }), []);
+  // Opened from a row far down the list (a phone): bring the form into view. Never returned from the
+  // effect: current Chromium's scrollIntoView answers a promise, which React would call as the cleanup.
+  useEffect(() => {
+    void form.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
 
   const { busy, error, submit } = useSubmit(async () => {
     const where = scopeOf(scope);
