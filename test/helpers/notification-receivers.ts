@@ -70,9 +70,10 @@ export interface SmtpReceiver {
 
 /**
  * An SMTP server on 127.0.0.1 without STARTTLS; with `auth`, AUTH is required and checked. `secure`:
- * TLS from the first byte instead, with smtp-server's built-in self-signed certificate.
+ * TLS from the first byte instead, with smtp-server's built-in self-signed certificate. `port`: listen
+ * where a stopped receiver listened (a mail server coming back).
  */
-export async function smtpReceiver(auth?: { user: string; pass: string }, options: { secure?: boolean } = {}): Promise<SmtpReceiver> {
+export async function smtpReceiver(auth?: { user: string; pass: string }, options: { secure?: boolean; port?: number } = {}): Promise<SmtpReceiver> {
   const receiver: SmtpReceiver = { port: 0, mails: [], connections: 0, close: async () => undefined };
   const server = new SMTPServer({
     secure: options.secure ?? false,
@@ -102,7 +103,7 @@ export async function smtpReceiver(auth?: { user: string; pass: string }, option
   });
   // Clients that give up mid-handshake (a refused certificate) are an expected part of some tests.
   server.on('error', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   receiver.port = (server.server.address() as AddressInfo).port;
   receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return receiver;

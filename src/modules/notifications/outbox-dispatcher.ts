@@ -10,7 +10,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import { setDeliveryError } from '../alerts/alerts.repo.js';
 import type { DeliveryOutcome, NotificationItem, NotificationMessage } from './notification-message.js';
-import { channelStates, claimDue, markDelivered, markFailed, recordChannelOutcome, type OutboxRow } from './outbox.repo.js';
+import { channelStates, claimDue, markDelivered, markFailed, type OutboxRow } from './outbox.repo.js';
 
 export const MAX_TRIES = 10;
 const FIRST_RETRY_MS = 30_000;
@@ -81,14 +81,13 @@ export class OutboxDispatcher {
     if (outcome.delivered) {
       await markDelivered(this.db, ids, deliveryId, at);
       await setDeliveryError(this.db, alertIds, null);
-      await recordChannelOutcome(this.db, channelId, at, null);
       return;
     }
     const error = outcome.error ?? 'not delivered';
     const tries = Math.max(...rows.map((r) => r.attempts)) + 1;
     const giveUp = !enabled || tries >= MAX_TRIES;
+    // The channel's status (last error, failing since) is recorded by the channel service on every try.
     await markFailed(this.db, ids, deliveryId, error, at, giveUp ? null : new Date(at.getTime() + retryDelayMs(tries)));
-    await recordChannelOutcome(this.db, channelId, at, error);
     if (giveUp) {
       await setDeliveryError(this.db, alertIds, `notification to channel ${channelId} failed after ${tries} tries: ${error}`);
       this.logger.warn({ channel_id: channelId, tries, reason: error, items: rows.length }, 'notification given up');

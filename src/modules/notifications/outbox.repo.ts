@@ -76,15 +76,3 @@ export async function channelStates(db: Db, channelIds: readonly number[]): Prom
   const rows = await db.selectFrom('notification_channels').select(['id', 'enabled']).where('id', 'in', [...new Set(channelIds)]).execute();
   return new Map(rows.map((r) => [r.id, { enabled: r.enabled }]));
 }
-
-export async function recordChannelOutcome(db: Db, channelId: number, at: Date, error: string | null): Promise<void> {
-  await db
-    .updateTable('notification_channels')
-    .set(
-      error === null
-        ? { last_attempt_at: at, last_delivered_at: at, last_error: null, failing_since: null }
-        : (eb) => ({ last_attempt_at: at, last_error: error, failing_since: eb.fn.coalesce('failing_since', sql<Date>`${at}::timestamptz`) }),
-    )
-    .where('id', '=', channelId)
-    .execute();
-}
