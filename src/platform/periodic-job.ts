@@ -1,12 +1,14 @@
-// A background loop for the server's periodic work (status monitor, metrics maintenance): runs the job,
-// sleeps its interval on the injected clock, repeats until stopped. A failed run is logged and tried
-// again next interval; stop() aborts the sleep and waits for a run in progress to finish.
+// A background loop for the server's periodic work (status monitor, metrics maintenance, notification
+// delivery): runs the job, sleeps its interval on the injected clock, repeats until stopped. A failed
+// run is logged and tried again next interval; wake() cuts the sleep short (work just arrived); stop()
+// aborts the sleep and waits for a run in progress to finish.
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 
 export class PeriodicJob {
   #controller: AbortController | undefined;
   #loop: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
 
   constructor(
     private readonly name: string,
@@ -27,9 +29,21 @@ export class PeriodicJob {
         } catch (err) {
           this.logger.error({ err }, `${this.name} failed; trying again next interval`);
         }
-        await this.clock.sleep(this.intervalMs, controller.signal).catch(() => undefined);
+        // A nap that wake() or stop() cuts short.
+        const nap = new AbortController();
+        const onStop = () => nap.abort();
+        controller.signal.addEventListener('abort', onStop, { once: true });
+        this.#wake = () => nap.abort();
+        await this.clock.sleep(this.intervalMs, nap.signal).catch(() => undefined);
+        controller.signal.removeEventListener('abort', onStop);
+        this.#wake = undefined;
       }
     })();
+  }
+
+  /** Runs the job now instead of at the end of the interval (no effect while it runs or is stopped). */
+  wake(): void {
+    this.#wake?.();
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
+import { PeriodicJob } from '../../platform/periodic-job.js';
 import { setDeliveryError } from '../alerts/alerts.repo.js';
 import type { DeliveryOutcome, NotificationItem, NotificationMessage } from './notification-message.js';
 import { channelStates, claimDue, markDelivered, markFailed, type OutboxRow } from './outbox.repo.js';
@@ -28,9 +29,7 @@ export function retryDelayMs(failedTries: number): number {
 }
 
 export class OutboxDispatcher {
-  #controller: AbortController | undefined;
-  #loop: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
+  readonly #job: PeriodicJob;
   #running: Promise<number> | undefined;
 
   constructor(
@@ -38,8 +37,10 @@ export class OutboxDispatcher {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly sender: MessageSender,
-    private readonly pollMs = POLL_MS,
-  ) {}
+    pollMs = POLL_MS,
+  ) {
+    this.#job = new PeriodicJob('notification delivery pass', clock, pollMs, logger, (signal) => this.runOnce(signal));
+  }
 
   /** One pass: sends everything due now; returns how many messages it tried. Passes never overlap. */
   runOnce(signal?: AbortSignal): Promise<number> {
@@ -53,14 +54,21 @@ export class OutboxDispatcher {
     const now = this.clock.now();
     const rows = await claimDue(this.db, now);
     if (rows.length === 0) return 0;
-    const byChannel = new Map<number, OutboxRow[]>();
-    for (const row of rows) byChannel.set(row.channel_id, [...(byChannel.get(row.channel_id) ?? []), row]);
-    const states = await channelStates(this.db, [...byChannel.keys()]);
+    // A message tried before is sent again with exactly its rows, so its delivery id always names the
+    // same items (a receiver may drop a repeat by that id); rows not tried yet make the channel's new
+    // messages, even when they fell due in the same pass as a retry.
+    const byMessage = new Map<string, OutboxRow[]>();
+    for (const row of rows) {
+      const key = `${row.channel_id}:${row.delivery_id ?? ''}`;
+      byMessage.set(key, [...(byMessage.get(key) ?? []), row]);
+    }
+    const states = await channelStates(this.db, rows.map((r) => r.channel_id));
     let messages = 0;
-    for (const [channelId, channelRows] of byChannel) {
-      for (let i = 0; i < channelRows.length; i += MAX_ITEMS_PER_MESSAGE) {
+    for (const messageRows of byMessage.values()) {
+      const channelId = messageRows[0]!.channel_id;
+      for (let i = 0; i < messageRows.length; i += MAX_ITEMS_PER_MESSAGE) {
         if (signal?.aborted) return messages; // claimed rows become due again when their claim expires
-        const group = channelRows.slice(i, i + MAX_ITEMS_PER_MESSAGE);
+        const group = messageRows.slice(i, i + MAX_ITEMS_PER_MESSAGE);
         await this.#send(channelId, group, states.get(channelId)?.enabled ?? false, signal);
         messages++;
       }
@@ -98,38 +106,16 @@ export class OutboxDispatcher {
 
   /** Runs a pass now instead of at the next poll (after alerts were queued). */
   wake(): void {
-    this.#wake?.();
+    this.#job.wake();
   }
 
   start(): void {
-    if (this.#controller) return;
-    const controller = new AbortController();
-    this.#controller = controller;
-    this.#loop = (async () => {
-      while (!controller.signal.aborted) {
-        try {
-          await this.runOnce(controller.signal);
-        } catch (err) {
-          this.logger.error({ err }, 'notification delivery pass failed; trying again shortly');
-        }
-        // A nap that wake() or stop() cuts short.
-        const nap = new AbortController();
-        const onStop = () => nap.abort();
-        controller.signal.addEventListener('abort', onStop, { once: true });
-        this.#wake = () => nap.abort();
-        await this.clock.sleep(this.pollMs, nap.signal).catch(() => undefined);
-        controller.signal.removeEventListener('abort', onStop);
-        this.#wake = undefined;
-      }
-    })();
+    this.#job.start();
   }
 
   async stop(): Promise<void> {
-    this.#controller?.abort();
-    await this.#loop;
+    await this.#job.stop();
     await this.#running?.catch(() => undefined);
-    this.#controller = undefined;
-    this.#loop = undefined;
   }
 }
 
