@@ -6,7 +6,8 @@
 // time, and every time the browser shows lies in the past. The alert appears on the Alerts page and in
 // the navigation badge, is acknowledged with a comment, shows on the agent's page, and resolves when the
 // agent heartbeats again; the receiver gets the firing and the resolved notification, each signed with
-// the channel's secret. Screenshots of the Alerts page and the rule editor at 1280×800 and 390×844.
+// the channel's secret. A maintenance window is created, made recurring and deleted, and every tab fits
+// a phone. Screenshots of the Alerts page and the rule editor at 1280×800 and 390×844.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { mkdir } from 'node:fs/promises';
@@ -333,6 +334,50 @@ describe('alerting in the console', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => 
     expect(await row.getByTestId('alert-state').textContent()).toBe('resolved');
     expect(await row.textContent()).toMatch(/Acknowledged by admin.*ISP outage at the bakery, on it.*Resolved/);
     expect(page.url()).toContain('state=resolved');
+  });
+
+  it('creates, edits and deletes a maintenance window, and every tab fits a phone', async () => {
+    await page.goto(`${server.url}/alerts/maintenance`);
+    await page.getByRole('button', { name: 'New maintenance window' }).click();
+    const form = page.getByRole('form', { name: 'New maintenance window' });
+    await form.getByLabel('Name', { exact: true }).fill('Firmware update night');
+    await form.getByLabel('Applies to').selectOption('agent');
+    await form.getByLabel('Agent', { exact: true }).selectOption({ label: 'fw-sonnenschein' });
+    // One-off, from the next full hour to the one after (UTC), as the form suggests.
+    const start = await form.getByLabel('Starts (UTC)').inputValue();
+    await form.getByRole('button', { name: 'Create window' }).click();
+    const row = page.getByTestId('maintenance-row').filter({ hasText: 'Firmware update night' });
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toMatch(/Agent fw-sonnenschein.*UTC.*inactive/);
+    const stored = await server.app.inject({ method: 'GET', url: '/api/v1/maintenance-windows', headers: bearer(token) });
+    const windows = stored.json<Array<{ name: string; agent_id: string; starts_at: string; ends_at: string }>>();
+    expect(windows.map((w) => [w.name, w.agent_id, Date.parse(w.starts_at), Date.parse(w.ends_at) - Date.parse(w.starts_at)])).toEqual([
+      ['Firmware update night', agentId, Date.parse(`${start}:00Z`), 60 * MIN],
+    ]);
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit maintenance window Firmware update night' });
+    await edit.getByLabel('When').selectOption('recurring');
+    await edit.getByLabel('Cron expression (UTC)').fill('0 2 * * 0');
+    await edit.getByLabel('Duration (minutes)').fill('120');
+    await expect.poll(() => edit.getByTestId('cron-next-run').count()).toBe(5);
+    await edit.getByRole('button', { name: 'Save window' }).click();
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toMatch(/0 2 \* \* 0 UTC, for 120 min/);
+
+    for (const size of SIZES) {
+      await page.setViewportSize(size);
+      for (const tab of ['', '/history', '/rules', '/channels', '/maintenance']) {
+        await page.goto(`${server.url}/alerts${tab}`);
+        await page.locator('main h1').waitFor();
+        await page.waitForLoadState('networkidle');
+        expect(await noSidewaysScroll(), `/alerts${tab} at ${size.width}×${size.height}`).toBe(true);
+      }
+    }
+    await page.setViewportSize(SIZES[0]);
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(0);
   });
 
   it('met no page errors, CSP violations or dialogs', () => {
