@@ -33,7 +33,11 @@ export interface AlertEngineDeps {
   logger: Logger;
   /** Maintenance windows as of a time, loaded once per batch. */
   windowsAt(at: Date): Promise<WindowMatcher>;
-  /** The console's base URL for links, or null when none is configured. */
+  /**
+   * The console's base URL for links, or null when none is configured. Read before a transaction opens,
+   * never inside one: it may read the settings through the pool, and embedded PGlite has one connection,
+   * which the open transaction holds (it would wait for itself forever).
+   */
   consoleUrl(): Promise<string | null>;
   /** Tells the dispatcher that notifications were queued. */
   queued(): void;
@@ -54,6 +58,7 @@ export class AlertEngine {
     const contexts = await repo.agentContexts(db, findings.map((f) => f.agentId));
     const [windowsNow, windowsEarlier] = await Promise.all([this.deps.windowsAt(now), this.#windowsAtSince(findings, now)]);
     const reminderAt = rule.reminder_minutes ? new Date(now.getTime() + rule.reminder_minutes * 60_000) : null;
+    const base = await this.deps.consoleUrl();
     const fired: repo.AlertRow[] = [];
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < findings.length; i += INSERT_CHUNK) {
@@ -79,7 +84,7 @@ export class AlertEngine {
         });
         fired.push(...(await repo.insertAlerts(trx, rows)));
       }
-      await this.#notify(trx, rule.id, fired, 'firing', now, contexts);
+      await this.#notify(trx, rule.id, fired, 'firing', now, contexts, base);
     });
     return fired;
   }
@@ -96,9 +101,10 @@ export class AlertEngine {
     const { db, clock } = this.deps;
     const now = clock.now();
     const contexts = await repo.agentContexts(db, alerts.map((a) => a.agent_id));
+    const base = await this.deps.consoleUrl();
     const resolved = await db.transaction().execute(async (trx) => {
       const done = await repo.resolveAlerts(trx, alerts.map((a) => a.id), now, by, comment);
-      if (ruleId !== null) await this.#notify(trx, ruleId, done.filter((a) => !quiet.has(a.agent_id)), 'resolved', now, contexts);
+      if (ruleId !== null) await this.#notify(trx, ruleId, done.filter((a) => !quiet.has(a.agent_id)), 'resolved', now, contexts, base);
       return done;
     });
     if (by !== null) for (const alert of resolved) this.deps.resolvedByHand?.(alert);
@@ -112,10 +118,11 @@ export class AlertEngine {
     const due = await repo.dueReminders(db, now);
     if (due.length === 0) return 0;
     const contexts = await repo.agentContexts(db, due.map((a) => a.agent_id));
+    const base = await this.deps.consoleUrl();
     for (const alert of due) {
       await db.transaction().execute(async (trx) => {
         await repo.setNextReminder(trx, alert.id, new Date(now.getTime() + (alert.reminder_minutes ?? 60) * 60_000));
-        if (alert.rule_id !== null) await this.#notify(trx, alert.rule_id, [alert], 'reminder', now, contexts);
+        if (alert.rule_id !== null) await this.#notify(trx, alert.rule_id, [alert], 'reminder', now, contexts, base);
       });
     }
     return due.length;
@@ -141,12 +148,12 @@ export class AlertEngine {
     event: NotificationEvent,
     at: Date,
     contexts: Map<string, repo.AgentContext>,
+    base: string | null,
   ): Promise<void> {
     const loud = alerts.filter((a) => !a.suppressed);
     if (loud.length === 0) return;
     const channels = await ruleChannels(trx, ruleId);
     if (channels.length === 0) return;
-    const base = await this.deps.consoleUrl();
     const rows = loud.flatMap((alert) => {
       const item = itemOf(alert, alert.kind === 'flapping' && event === 'firing' ? 'flapping' : event, at, contexts.get(alert.agent_id), base);
       return channels.map((channelId) => ({ channelId, alertId: alert.id, event: item.event, payload: item }));
