@@ -1,14 +1,19 @@
 // The built web console, read into memory once at start: a few hundred kilobytes of hashed files, so
-// every request is a map lookup, with gzip and brotli variants compressed once instead of per request.
+// every request is a map lookup, with gzip and brotli variants compressed once, on zlib's thread pool
+// when a file is first asked for in that encoding, instead of per request, or all at start-up on the
+// event loop (brotli 11 over the whole console costs about 1.5 s of CPU; it held up every start).
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 
 export interface StaticFile {
   readonly body: Buffer;
-  readonly gzip: Buffer | null;
-  readonly brotli: Buffer | null;
+  /** The gzip variant (made on first use), or null when the file is not worth compressing. */
+  gzip(): Promise<Buffer | null>;
+  /** The brotli variant (made on first use), or null when the file is not worth compressing. */
+  brotli(): Promise<Buffer | null>;
   readonly contentType: string;
   readonly etag: string;
   /** Vite's content-hashed output under /assets/: cacheable for good. */
@@ -58,28 +63,24 @@ export async function loadStaticSite(dir: string): Promise<StaticSite | null> {
   return index ? { files, index } : null;
 }
 
-/**
- * Compressed variants by content hash. Brotli at quality 11 costs about a second and a half of CPU for
- * the whole console; a process that builds the app more than once (the tests build hundreds) pays it
- * once per distinct file instead of on every start.
- */
-const compressed = new Map<string, { gzip: Buffer; brotli: Buffer }>();
+/** Compressed variants by content hash, shared by every app the process builds (the tests build hundreds). */
+const compressed = new Map<string, { gzip?: Promise<Buffer>; brotli?: Promise<Buffer> }>();
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
 
 function toStaticFile(urlPath: string, body: Buffer): StaticFile {
   const ext = path.extname(urlPath).toLowerCase();
   const hash = createHash('sha256').update(body).digest('base64url');
-  let variants: { gzip: Buffer; brotli: Buffer } | undefined;
-  if (COMPRESSIBLE.has(ext) && body.length > 1024) {
-    variants = compressed.get(hash);
-    if (!variants) {
-      variants = { gzip: gzipSync(body, { level: 9 }), brotli: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }) };
-      compressed.set(hash, variants);
-    }
-  }
+  const worthIt = COMPRESSIBLE.has(ext) && body.length > 1024;
+  const variants = () => {
+    let v = compressed.get(hash);
+    if (!v) compressed.set(hash, (v = {}));
+    return v;
+  };
   return {
     body,
-    gzip: variants?.gzip ?? null,
-    brotli: variants?.brotli ?? null,
+    gzip: async () => (worthIt ? (variants().gzip ??= gzipAsync(body, { level: 9 })) : null),
+    brotli: async () => (worthIt ? (variants().brotli ??= brotliAsync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } })) : null),
     contentType: CONTENT_TYPES[ext] ?? 'application/octet-stream',
     etag: `"${hash.slice(0, 22)}"`,
     immutable: urlPath.startsWith('/assets/'),

@@ -80,7 +80,7 @@ function asksForPage(request: FastifyRequest, pathname: string): boolean {
   return (request.headers.accept ?? '').includes('text/html') && !last.includes('.');
 }
 
-function sendFile(request: FastifyRequest, reply: FastifyReply, file: StaticFile): FastifyReply {
+async function sendFile(request: FastifyRequest, reply: FastifyReply, file: StaticFile): Promise<FastifyReply> {
   reply.headers(CONSOLE_SECURITY_HEADERS);
   reply.header('etag', file.etag);
   reply.header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
@@ -88,7 +88,9 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: StaticFile
   reply.type(file.contentType);
   if (request.headers['if-none-match'] === file.etag) return reply.code(304).send();
   const accepted = String(request.headers['accept-encoding'] ?? '');
-  if (file.brotli && /\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(file.brotli);
-  if (file.gzip && /\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(file.gzip);
+  const brotli = /\bbr\b/.test(accepted) ? await file.brotli() : null;
+  if (brotli) return reply.header('content-encoding', 'br').send(brotli);
+  const gzip = /\bgzip\b/.test(accepted) ? await file.gzip() : null;
+  if (gzip) return reply.header('content-encoding', 'gzip').send(gzip);
   return reply.send(file.body);
 }
