@@ -29,6 +29,8 @@ export class PeriodicJob {
         } catch (err) {
           this.logger.error({ err }, `${this.name} failed; trying again next interval`);
         }
+        // stop() during the run: no nap (a listener added to an already aborted signal never fires).
+        if (controller.signal.aborted) break;
         // A nap that wake() or stop() cuts short.
         const nap = new AbortController();
         const onStop = () => nap.abort();
