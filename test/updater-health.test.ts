@@ -127,14 +127,14 @@ describe('the health rule', () => {
     await setUp(live.url, { heartbeatGapMs: 150_000 });
     const { firmware } = await offer('hangs', { kind: 'one-then-hang' });
     const before = new Date().toISOString();
-    const started = clock.now().getTime();
 
     const outcome = await driveClock(clock, updater.checkOnce(), 10_000);
 
     expect(outcome, logs.join('\n')).toMatchObject({ result: 'rolled-back', version: firmware.version });
+    // Judged on the gap, not at the end of the window: the reason names the gap rule. (The fake time
+    // that passed is no measure: the clock is driven on while the updater works in real time, and on a
+    // loaded machine it ran past 5 minutes.)
     expect(outcome.reason).toMatch(/no heartbeat from the new binary for 1[56]0 s \(more than 150 s\)/);
-    // Judged on the gap, well before the window (5 min) would have ended.
-    expect(clock.now().getTime() - started).toBeLessThan(5 * MIN);
     await expectV1Back(before);
     expect((await agentOf(live, admin, agentId)).updater).toMatchObject({ state: 'rolled_back' });
   });

@@ -241,6 +241,8 @@ describe('alerting in the console', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => 
     await page.goto(`${server.url}/alerts`);
     const card = page.locator(`[data-testid="alert-card"][data-alert-id="${alertId}"]`);
     await card.waitFor({ timeout: 15_000 });
+    // The customers' names arrive in their own request, which may answer after the alerts.
+    await page.locator(`[data-testid="alert-card"][data-alert-id="${alertId}"]`, { hasText: 'Bäckerei Sonnenschein GmbH' }).waitFor({ timeout: 15_000 });
     const text = await card.textContent();
     expect(text).toContain('Firewall offline');
     expect(text).toContain('Bäckerei Sonnenschein GmbH');
