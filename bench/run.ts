@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark in bench/*.ts (each exports `name` and `run(): Promise<BenchRow[]>`)
-// one after another in this process and prints one table. Figures are measured, never asserted; the
+// one after another in this process and prints one table; `npm run bench -- alerting socket-storm` runs
+// only those named (by `name` or file name). Figures are measured, never asserted; the
 // exit code is non-zero only when a benchmark's harness itself fails.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,7 +32,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const database = (await chooseBackends(process.env)).reason;
   console.error(`database: ${database}`);
-  for (const { file, bench } of await benchmarks()) {
+  const wanted = process.argv.slice(2);
+  const all = await benchmarks();
+  const chosen = wanted.length === 0 ? all : all.filter(({ file, bench }) => wanted.includes(bench.name) || wanted.includes(file) || wanted.includes(file.replace(/\.ts$/, '')));
+  if (chosen.length === 0) throw new Error(`no benchmark named ${wanted.join(', ')}; there are ${all.map((b) => b.bench.name).join(', ')}`);
+  for (const { file, bench } of chosen) {
     try {
       rows.push(...(await bench.run()));
     } catch (err) {
