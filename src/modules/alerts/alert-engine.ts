@@ -31,8 +31,8 @@ export interface AlertEngineDeps {
   db: Kysely<Database>;
   clock: Clock;
   logger: Logger;
-  /** Maintenance windows as of a time, loaded once per batch. */
-  windowsAt(at: Date): Promise<WindowMatcher>;
+  /** The maintenance windows, read once per batch and then decided at any time in memory. */
+  windows(): Promise<(at: Date) => WindowMatcher>;
   /**
    * The console's base URL for links, or null when none is configured. Read before a transaction opens,
    * never inside one: it may read the settings through the pool, and embedded PGlite has one connection,
@@ -56,7 +56,8 @@ export class AlertEngine {
     const { db, clock } = this.deps;
     const now = clock.now();
     const contexts = await repo.agentContexts(db, findings.map((f) => f.agentId));
-    const [windowsNow, windowsEarlier] = await Promise.all([this.deps.windowsAt(now), this.#windowsAtSince(findings, now)]);
+    const windowsAt = await this.deps.windows();
+    const windowsNow = windowsAt(now);
     const reminderAt = rule.reminder_minutes ? new Date(now.getTime() + rule.reminder_minutes * 60_000) : null;
     const base = await this.deps.consoleUrl();
     const fired: repo.AlertRow[] = [];
@@ -66,7 +67,8 @@ export class AlertEngine {
         const rows = chunk.map((f) => {
           const context = contexts.get(f.agentId)!;
           const agent = { id: f.agentId, customer_id: context.customer?.id ?? null };
-          const inWindow = windowsNow.covers(agent) ?? windowsEarlier.get(f)?.covers(agent) ?? null;
+          // Began inside a window: when it fired, or when its condition began.
+          const inWindow = windowsNow.covers(agent) ?? (f.since < now ? windowsAt(f.since).covers(agent) : null);
           return {
             rule_id: rule.id,
             rule_name: rule.name,
@@ -126,19 +128,6 @@ export class AlertEngine {
       });
     }
     return due.length;
-  }
-
-  /** The windows as of each finding's start, for conditions that began before this pass (one load per distinct time). */
-  async #windowsAtSince(findings: readonly Finding[], now: Date): Promise<Map<Finding, WindowMatcher>> {
-    const byTime = new Map<number, WindowMatcher>();
-    const result = new Map<Finding, WindowMatcher>();
-    for (const f of findings) {
-      const t = f.since.getTime();
-      if (t >= now.getTime()) continue;
-      if (!byTime.has(t)) byTime.set(t, await this.deps.windowsAt(f.since));
-      result.set(f, byTime.get(t)!);
-    }
-    return result;
   }
 
   async #notify(

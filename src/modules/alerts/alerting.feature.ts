@@ -61,7 +61,7 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
     db,
     clock,
     logger,
-    windowsAt: (at) => windows.coveringWindows(at),
+    windows: () => windows.snapshot(),
     consoleUrl: async () => deps.publicUrl ?? (await deps.settings.agentUrls()).backend_url?.replace(/\/+$/, '') ?? null,
     queued: () => dispatcher.wake(),
     resolvedByHand: (alert) => evaluator.thresholds?.forget(alert),

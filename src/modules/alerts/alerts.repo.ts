@@ -42,16 +42,23 @@ export async function insertAlerts(db: Db, alerts: readonly NewAlert[]): Promise
   return rows;
 }
 
+/** Ids per statement: a mass recovery resolves 10,000s, and a statement takes at most 65,535 parameters. */
+const ID_CHUNK = 5_000;
+
 /** Resolves open alerts; returns those it resolved (already resolved ones are left alone). */
-export function resolveAlerts(db: Db, ids: readonly number[], at: Date, by: string | null, comment: string | null): Promise<AlertRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .updateTable('alerts')
-    .set({ state: 'resolved', resolved_at: at, resolved_by: by, resolve_comment: comment, next_reminder_at: null })
-    .where('id', 'in', ids)
-    .where('state', '<>', 'resolved')
-    .returningAll()
-    .execute();
+export async function resolveAlerts(db: Db, ids: readonly number[], at: Date, by: string | null, comment: string | null): Promise<AlertRow[]> {
+  const resolved: AlertRow[] = [];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    const rows = await db
+      .updateTable('alerts')
+      .set({ state: 'resolved', resolved_at: at, resolved_by: by, resolve_comment: comment, next_reminder_at: null })
+      .where('id', 'in', ids.slice(i, i + ID_CHUNK))
+      .where('state', '<>', 'resolved')
+      .returningAll()
+      .execute();
+    resolved.push(...rows);
+  }
+  return resolved;
 }
 
 /** Acknowledges a firing alert (no more reminders); undefined when it is not firing. */
@@ -175,13 +182,18 @@ export interface AgentContext {
 
 /** What notifications name about each agent: its name, hostname and customer. */
 export async function agentContexts(db: Db, agentIds: readonly string[]): Promise<Map<string, AgentContext>> {
-  if (agentIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('agents as a')
-    .leftJoin('customers as c', 'c.id', 'a.customer_id')
-    .select(['a.id', 'a.name', 'a.hostname', 'c.id as customer_id', 'c.number as customer_number', 'c.name as customer_name'])
-    .where('a.id', 'in', [...new Set(agentIds)])
-    .execute();
+  const ids = [...new Set(agentIds)];
+  const rows = [];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) {
+    rows.push(
+      ...(await db
+        .selectFrom('agents as a')
+        .leftJoin('customers as c', 'c.id', 'a.customer_id')
+        .select(['a.id', 'a.name', 'a.hostname', 'c.id as customer_id', 'c.number as customer_number', 'c.name as customer_name'])
+        .where('a.id', 'in', ids.slice(i, i + ID_CHUNK))
+        .execute()),
+    );
+  }
   return new Map(
     rows.map((r) => [
       r.id,

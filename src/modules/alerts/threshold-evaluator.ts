@@ -12,8 +12,8 @@ import type { Logger } from '../../platform/logger.js';
 import type { ExtractedSample } from '../metrics/extract-samples.js';
 import { enabledRules, ruleCovers, type RuleRow } from './active-rules.repo.js';
 import type { AlertEngine, Finding } from './alert-engine.js';
-import { findOpenAlert, type AlertRow } from './alerts.repo.js';
-import { deleteCondition, loadConditions, saveCondition } from './conditions.repo.js';
+import { openAlertsOfRule, openKey, type AlertRow } from './alerts.repo.js';
+import { deleteConditions, loadConditions, saveConditions, type ConditionRow } from './conditions.repo.js';
 import { utc } from './periodic-conditions.js';
 import { breaches, recovered } from './rule-params.js';
 import { describeMetric } from './metric-words.js';
@@ -64,7 +64,9 @@ export class ThresholdEvaluator {
     const key = keyOf(alert.rule_id, alert.agent_id, alert.label);
     this.#queue = this.#queue.then(async () => {
       if (!this.#state.delete(key)) return;
-      await deleteCondition(this.db, alert.rule_id!, alert.agent_id, alert.label).catch((err: unknown) => this.logger.error({ err }, 'threshold state not cleared'));
+      await deleteConditions(this.db, [{ ruleId: alert.rule_id!, agentId: alert.agent_id, label: alert.label }]).catch((err: unknown) =>
+        this.logger.error({ err }, 'threshold state not cleared'),
+      );
     });
   }
 
@@ -122,18 +124,29 @@ export class ThresholdEvaluator {
     out.push({ type: 'save', ruleId: rule.id, agentId, label: sample.label, state: next });
   }
 
+  /** A batch's changes: its states in two statements, then its alerts fired and resolved per rule. */
   async #apply(transitions: readonly Transition[]): Promise<void> {
+    const saves: ConditionRow[] = [];
+    const clears: ConditionRow[] = [];
+    const fires = new Map<ThresholdRule, Finding[]>();
+    const resolves = new Map<ThresholdRule, Array<{ agentId: string; label: string }>>();
     for (const t of transitions) {
       if (t.type === 'save') {
-        const empty = !t.state.open && !t.state.breaching && !t.state.clearing;
-        if (empty) await deleteCondition(this.db, t.ruleId, t.agentId, t.label);
-        else await saveCondition(this.db, t.ruleId, t.agentId, t.label, t.state.breaching, t.state.clearing);
+        const row = { ruleId: t.ruleId, agentId: t.agentId, label: t.label, breaching: t.state.breaching, clearing: t.state.clearing };
+        (!t.state.open && !t.state.breaching && !t.state.clearing ? clears : saves).push(row);
       } else if (t.type === 'fire') {
-        await this.engine.fire(t.rule, [t.finding]);
+        fires.set(t.rule, [...(fires.get(t.rule) ?? []), t.finding]);
       } else {
-        const alert = await findOpenAlert(this.db, t.rule.id, t.agentId, t.label);
-        if (alert) await this.engine.resolve(t.rule.id, [alert]);
+        resolves.set(t.rule, [...(resolves.get(t.rule) ?? []), { agentId: t.agentId, label: t.label }]);
       }
+    }
+    await saveConditions(this.db, saves);
+    await deleteConditions(this.db, clears);
+    for (const [rule, findings] of fires) await this.engine.fire(rule, findings);
+    for (const [rule, keys] of resolves) {
+      const open = await openAlertsOfRule(this.db, rule.id);
+      const alerts = keys.map((k) => open.get(openKey(k.agentId, k.label))).filter((a): a is AlertRow => a !== undefined);
+      await this.engine.resolve(rule.id, alerts);
     }
   }
 

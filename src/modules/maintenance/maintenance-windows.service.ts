@@ -98,6 +98,12 @@ export class MaintenanceWindowService {
     return matcherAt(await repo.allWindowTimings(this.db), at);
   }
 
+  /** Every window read once, to be decided at many times (alerts that began at different times). */
+  async snapshot(): Promise<(at: Date) => WindowMatcher> {
+    const windows = await repo.allWindowTimings(this.db);
+    return (at) => matcherAt(windows, at);
+  }
+
   /** Checks the timing form and the scope; throws the first problem found. */
   private async prepare(caller: Caller, input: MaintenanceWindowInput): Promise<repo.WindowValues> {
     const name = input.name.trim();

@@ -13,9 +13,12 @@ export const GROUP_WINDOW_MS = 30_000;
 /** A claimed row whose sender died is claimable again after this. */
 const CLAIM_MS = 120_000;
 
+/** Rows per INSERT: 6 parameters a row stays far below the protocol's 65,535 (a mass outage queues 10,000s). */
+const INSERT_CHUNK = 1_000;
+
 /**
  * Queues one item per channel. The row is due with the channel's earliest message that has not been
- * tried yet, or GROUP_WINDOW_MS from now when none is gathering.
+ * tried yet, or GROUP_WINDOW_MS from now when none is gathering (one lookup per channel, not per row).
  */
 export async function enqueue(
   db: Db,
@@ -23,16 +26,35 @@ export async function enqueue(
   now: Date,
 ): Promise<void> {
   if (rows.length === 0) return;
+  const channels = [...new Set(rows.map((r) => r.channelId))];
+  const gathering = await db
+    .selectFrom('notification_outbox')
+    .select(['channel_id', (eb) => eb.fn.min('due_at').as('due_at')])
+    .where('channel_id', 'in', channels)
+    .where('attempts', '=', 0)
+    .where('delivered_at', 'is', null)
+    .where('failed_at', 'is', null)
+    .where('claimed_until', 'is', null)
+    .where('due_at', '>', now)
+    .groupBy('channel_id')
+    .execute();
+  const dueOf = new Map(gathering.map((g) => [g.channel_id, new Date(g.due_at)]));
   const fallbackDue = new Date(now.getTime() + GROUP_WINDOW_MS);
-  const values = rows.map((r) => sql`(${r.channelId}::int, ${r.alertId}::int, ${r.event}::text, ${JSON.stringify(r.payload)}::jsonb)`);
-  await sql`
-    insert into notification_outbox (channel_id, alert_id, event, payload, created_at, due_at)
-    select v.channel_id, v.alert_id, v.event, v.payload, ${now}::timestamptz,
-           coalesce((select min(o.due_at) from notification_outbox o
-                     where o.channel_id = v.channel_id and o.attempts = 0 and o.delivered_at is null
-                       and o.failed_at is null and o.claimed_until is null and o.due_at > ${now}::timestamptz),
-                    ${fallbackDue}::timestamptz)
-    from (values ${sql.join(values)}) as v(channel_id, alert_id, event, payload)`.execute(db);
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('notification_outbox')
+      .values(
+        rows.slice(i, i + INSERT_CHUNK).map((r) => ({
+          channel_id: r.channelId,
+          alert_id: r.alertId,
+          event: r.event,
+          payload: JSON.stringify(r.payload),
+          created_at: now,
+          due_at: dueOf.get(r.channelId) ?? fallbackDue,
+        })),
+      )
+      .execute();
+  }
 }
 
 /** Claims up to `limit` due rows (oldest first); the caller sends them and records the outcome. */
