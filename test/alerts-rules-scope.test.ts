@@ -1,7 +1,7 @@
 // Which agents a rule watches, and rules that stop watching (issue 31, build 2), on the real server
 // with its background jobs on a FakeClock and a real webhook receiver: a customer rule covers that
 // customer's agents only (thresholds from the heartbeat path and offline from the monitor pass alike);
-// a disabled rule never fires; deleting a rule resolves its open alerts by hand (who, and why) and
+// a disabled rule never fires, and switching one off resolves its open alerts; deleting a rule resolves its open alerts by hand (who, and why) and
 // tells its channel.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AlertRig, itemsOf } from './helpers/alert-rig.js';
@@ -60,6 +60,20 @@ describe('a disabled rule', () => {
     expect(await rig.alerts(`rule_id=${disabledCpu}`)).toEqual([]);
     expect(await rig.alerts(`rule_id=${disabledOffline}`)).toEqual([]);
     expect(await rig.alerts(`agent_id=${agentId}`)).toHaveLength(1);
+  });
+});
+
+describe('switching a rule off', () => {
+  it('resolves its open alerts at the next timer pass, since nothing evaluates them any more', { timeout: LONG }, async () => {
+    const agentId = await rig.newAgent('switched-off-host');
+    const ruleId = await rig.cpuRule({ agent_id: agentId });
+    await rig.heartbeat(agentId, 99);
+    const [alert] = await rig.awaitAlerts(ruleId, 1);
+    const rule = (await rig.call<Record<string, unknown>>('GET', `/alert-rules/${ruleId}`)).body;
+    const { id: _id, created_at: _c, updated_at: _u, ...body } = rule;
+    expect((await rig.call('PUT', `/alert-rules/${ruleId}`, { ...body, enabled: false })).status).toBe(200);
+    await rig.minutes(2);
+    expect(await rig.alert(alert!.id)).toMatchObject({ state: 'resolved', resolved_by: null, resolve_comment: 'the rule was disabled' });
   });
 });
 

@@ -2,15 +2,16 @@
 // after each of its passes, flapping agents are found (4 or more flips up or down in 15 minutes: one
 // notice, then quiet until 15 minutes without a change), then each offline rule is reconciled. The
 // other periodic kinds (certificate, backup age, pending update) and reminders run on their own
-// timer. Reconciling a rule = fire what is wrong and has no open alert, resolve open alerts whose
-// condition is gone: one query per rule, so the cost does not grow with a query per agent.
+// timer, which also resolves the open alerts of rules that were switched off. Reconciling a rule =
+// fire what is wrong and has no open alert, resolve open alerts whose condition is gone: one query per
+// rule, so the cost does not grow with a query per agent.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import { enabledRules, ruleCovers, type RuleRow } from './active-rules.repo.js';
 import { FLAPPING_LABEL, type AlertEngine, type Finding } from './alert-engine.js';
-import { openAlertsOfRule, openKey, type AlertRow } from './alerts.repo.js';
+import { openAlertsOfDisabledRules, openAlertsOfRule, openKey, type AlertRow } from './alerts.repo.js';
 import { PERIODIC_CONDITIONS, type PeriodicKind } from './periodic-conditions.js';
 
 const FLAP_WINDOW_MS = 15 * 60_000;
@@ -37,8 +38,11 @@ export class AlertEvaluation {
     }
   }
 
-  /** The timer's pass: certificates, backups, pending updates, then reminders. */
+  /** The timer's pass: alerts of rules switched off, certificates, backups, pending updates, then reminders. */
   async runPeriodic(): Promise<void> {
+    for (const [ruleId, alerts] of await openAlertsOfDisabledRules(this.db)) {
+      await this.engine.resolve(ruleId, alerts, null, 'the rule was disabled');
+    }
     const now = this.clock.now();
     for (const kind of ['certificate_expiry', 'backup_age', 'update_pending'] as const) {
       for (const rule of await this.#rules(kind)) {

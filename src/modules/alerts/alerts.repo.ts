@@ -91,6 +91,20 @@ export function findOpenAlert(db: Db, ruleId: number, agentId: string, label: st
     .executeTakeFirst();
 }
 
+/** Open alerts of disabled rules, by rule (a disabled rule is not evaluated, so they would never clear). */
+export async function openAlertsOfDisabledRules(db: Db): Promise<Map<number, AlertRow[]>> {
+  const rows = await db
+    .selectFrom('alerts as al')
+    .innerJoin('alert_rules as r', 'r.id', 'al.rule_id')
+    .selectAll('al')
+    .where('r.enabled', '=', false)
+    .where('al.state', '<>', 'resolved')
+    .execute();
+  const byRule = new Map<number, AlertRow[]>();
+  for (const row of rows) byRule.set(row.rule_id!, [...(byRule.get(row.rule_id!) ?? []), row]);
+  return byRule;
+}
+
 /** Firing alerts whose reminder is due (rules with reminders only; suppressed ones never remind). */
 export function dueReminders(db: Db, now: Date, limit = 500) {
   return db
