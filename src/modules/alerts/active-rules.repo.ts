@@ -7,7 +7,7 @@ import { parseRuleParams, type RuleParams } from './rule-params.js';
 
 type Db = Kysely<Database>;
 
-export interface RuleRow<K extends AlertRuleKind = AlertRuleKind> {
+export interface ActiveRule<K extends AlertRuleKind = AlertRuleKind> {
   id: number;
   name: string;
   kind: K;
@@ -18,7 +18,7 @@ export interface RuleRow<K extends AlertRuleKind = AlertRuleKind> {
 }
 
 /** Enabled rules of one kind; a rule whose stored params no longer parse is skipped (and reported by `broken`). */
-export async function enabledRules<K extends AlertRuleKind>(db: Db, kind: K, broken?: (ruleId: number, err: unknown) => void): Promise<Array<RuleRow<K>>> {
+export async function enabledRules<K extends AlertRuleKind>(db: Db, kind: K, broken?: (ruleId: number, err: unknown) => void): Promise<Array<ActiveRule<K>>> {
   const rows = await db
     .selectFrom('alert_rules')
     .select(['id', 'name', 'kind', 'customer_id', 'agent_id', 'params', 'reminder_minutes'])
@@ -26,7 +26,7 @@ export async function enabledRules<K extends AlertRuleKind>(db: Db, kind: K, bro
     .where('enabled', '=', true)
     .orderBy('id')
     .execute();
-  const rules: Array<RuleRow<K>> = [];
+  const rules: Array<ActiveRule<K>> = [];
   for (const row of rows) {
     try {
       rules.push({ ...row, kind, params: parseRuleParams(kind, row.params) });
@@ -37,7 +37,7 @@ export async function enabledRules<K extends AlertRuleKind>(db: Db, kind: K, bro
   return rules;
 }
 
-export async function findRule(db: Db, id: number): Promise<RuleRow | undefined> {
+export async function findRule(db: Db, id: number): Promise<ActiveRule | undefined> {
   const row = await db.selectFrom('alert_rules').select(['id', 'name', 'kind', 'customer_id', 'agent_id', 'params', 'reminder_minutes']).where('id', '=', id).executeTakeFirst();
   return row ? { ...row, params: parseRuleParams(row.kind, row.params) } : undefined;
 }
@@ -56,7 +56,7 @@ export async function ruleChannels(db: Db, ruleId: number): Promise<number[]> {
 }
 
 /** `agents as a` rows the rule covers: its agent, its customer's agents, or all. */
-export function coversAgent(rule: Pick<RuleRow, 'agent_id' | 'customer_id'>, alias = 'a'): RawBuilder<SqlBool> {
+export function coversAgent(rule: Pick<ActiveRule, 'agent_id' | 'customer_id'>, alias = 'a'): RawBuilder<SqlBool> {
   const a = sql.raw(alias);
   if (rule.agent_id !== null) return sql<SqlBool>`${a}.id = ${rule.agent_id}`;
   if (rule.customer_id !== null) return sql<SqlBool>`${a}.customer_id = ${rule.customer_id}`;
@@ -64,7 +64,7 @@ export function coversAgent(rule: Pick<RuleRow, 'agent_id' | 'customer_id'>, ali
 }
 
 /** The same test in memory, for the heartbeat path. */
-export function ruleCovers(rule: Pick<RuleRow, 'agent_id' | 'customer_id'>, agent: { id: string; customer_id: number | null }): boolean {
+export function ruleCovers(rule: Pick<ActiveRule, 'agent_id' | 'customer_id'>, agent: { id: string; customer_id: number | null }): boolean {
   if (rule.agent_id !== null) return rule.agent_id === agent.id;
   return rule.customer_id === null || rule.customer_id === agent.customer_id;
 }

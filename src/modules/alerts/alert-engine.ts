@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { NotificationEvent, NotificationItem } from '../notifications/notification-message.js';
 import { enqueue } from '../notifications/outbox.repo.js';
 import * as repo from './alerts.repo.js';
-import { ruleChannels, type RuleRow } from './active-rules.repo.js';
+import { ruleChannels, type ActiveRule } from './active-rules.repo.js';
 
 /** Something an evaluator found wrong with one agent (and label) under one rule. */
 export interface Finding {
@@ -51,7 +51,7 @@ export class AlertEngine {
   constructor(private readonly deps: AlertEngineDeps) {}
 
   /** Fires an alert per finding that has none open; `quiet` agents' alerts are recorded suppressed. Returns the new alerts. */
-  async fire(rule: RuleRow, findings: readonly Finding[], quiet: ReadonlySet<string> = new Set()): Promise<repo.AlertRow[]> {
+  async fire(rule: ActiveRule, findings: readonly Finding[], quiet: ReadonlySet<string> = new Set()): Promise<repo.AlertRow[]> {
     if (findings.length === 0) return [];
     const { db, clock } = this.deps;
     const now = clock.now();

@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
-import { enabledRules, ruleCovers, type RuleRow } from './active-rules.repo.js';
+import { enabledRules, ruleCovers, type ActiveRule } from './active-rules.repo.js';
 import { FLAPPING_LABEL, type AlertEngine, type Finding } from './alert-engine.js';
 import { openAlertsOfDisabledRules, openAlertsOfRule, openKey, type AlertRow } from './alerts.repo.js';
 import { PERIODIC_CONDITIONS, type PeriodicKind } from './periodic-conditions.js';
@@ -46,7 +46,7 @@ export class AlertEvaluation {
     const now = this.clock.now();
     for (const kind of ['certificate_expiry', 'backup_age', 'update_pending'] as const) {
       for (const rule of await this.#rules(kind)) {
-        const condition = PERIODIC_CONDITIONS[kind] as (db: Kysely<Database>, r: RuleRow, at: Date) => Promise<Finding[]>;
+        const condition = PERIODIC_CONDITIONS[kind] as (db: Kysely<Database>, r: ActiveRule, at: Date) => Promise<Finding[]>;
         await this.reconcile(rule, await condition(this.db, rule, now));
       }
     }
@@ -54,7 +54,7 @@ export class AlertEvaluation {
   }
 
   /** Fires findings that have no open alert and resolves open alerts that are no longer found. */
-  async reconcile(rule: RuleRow, findings: readonly Finding[], quiet: ReadonlySet<string> = new Set()): Promise<void> {
+  async reconcile(rule: ActiveRule, findings: readonly Finding[], quiet: ReadonlySet<string> = new Set()): Promise<void> {
     const open = await openAlertsOfRule(this.db, rule.id);
     const found = new Set(findings.map((f) => openKey(f.agentId, f.label)));
     const fresh = findings.filter((f) => !open.has(openKey(f.agentId, f.label)));
@@ -63,7 +63,7 @@ export class AlertEvaluation {
     await this.engine.resolve(rule.id, gone, null, null, quiet);
   }
 
-  #rules<K extends PeriodicKind>(kind: K): Promise<Array<RuleRow<K>>> {
+  #rules<K extends PeriodicKind>(kind: K): Promise<Array<ActiveRule<K>>> {
     return enabledRules(this.db, kind, (ruleId, err) => this.logger.error({ err, rule_id: ruleId }, 'alert rule skipped: its params do not fit its kind'));
   }
 
@@ -88,7 +88,7 @@ export class AlertEvaluation {
    * Fires the flapping notice for newly flapping agents the rule covers and resolves it for agents
    * stable for 15 minutes; returns the agents still flapping, whose alerts notify nobody.
    */
-  async #updateFlapping(rule: RuleRow, flapping: ReadonlyArray<{ id: string; customer_id: number | null; changes: number }>, now: Date): Promise<Set<string>> {
+  async #updateFlapping(rule: ActiveRule, flapping: ReadonlyArray<{ id: string; customer_id: number | null; changes: number }>, now: Date): Promise<Set<string>> {
     const open = [...(await openAlertsOfRule(this.db, rule.id)).values()].filter((a) => a.label === FLAPPING_LABEL);
     const covered = flapping.filter((agent) => ruleCovers(rule, agent));
     const findings: Finding[] = covered.map((agent) => ({

@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AlertRuleKind, Database } from '../../db/schema.js';
 import { ONLINE_BELOW_MS, STALE_UP_TO_MS } from '../agents/agent-status.js';
-import { coversAgent, type RuleRow } from './active-rules.repo.js';
+import { coversAgent, type ActiveRule } from './active-rules.repo.js';
 import type { Finding } from './alert-engine.js';
 
 type Db = Kysely<Database>;
@@ -15,7 +15,7 @@ const DAY = 24 * HOUR;
 
 export type PeriodicKind = Extract<AlertRuleKind, 'agent_offline' | 'certificate_expiry' | 'backup_age' | 'update_pending'>;
 
-type Condition<K extends PeriodicKind> = (db: Db, rule: RuleRow<K>, now: Date) => Promise<Finding[]>;
+type Condition<K extends PeriodicKind> = (db: Db, rule: ActiveRule<K>, now: Date) => Promise<Finding[]>;
 
 export const utc = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 const round1 = (n: number) => Math.round(n * 10) / 10;

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ExtractedSample } from '../metrics/extract-samples.js';
-import { enabledRules, ruleCovers, type RuleRow } from './active-rules.repo.js';
+import { enabledRules, ruleCovers, type ActiveRule } from './active-rules.repo.js';
 import type { AlertEngine, Finding } from './alert-engine.js';
 import { openAlertsOfRule, openKey, type AlertRow } from './alerts.repo.js';
 import { deleteConditions, loadConditions, saveConditions, type ConditionRow } from './conditions.repo.js';
@@ -18,7 +18,7 @@ import { utc } from './periodic-conditions.js';
 import { breaches, recovered } from './rule-params.js';
 import { describeMetric } from './metric-words.js';
 
-type ThresholdRule = RuleRow<'metric_threshold'>;
+type ThresholdRule = ActiveRule<'metric_threshold'>;
 
 export interface ObservedHeartbeat {
   agentId: string;
