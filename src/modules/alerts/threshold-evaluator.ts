@@ -72,7 +72,15 @@ export class ThresholdEvaluator {
 
   /** Takes a committed batch; evaluation runs after the heartbeats were answered, in arrival order. */
   observe(batch: readonly ObservedHeartbeat[]): void {
-    this.#queue = this.#queue.then(() => this.#process(batch)).catch((err: unknown) => this.logger.error({ err }, 'threshold evaluation failed for a heartbeat batch'));
+    this.#queue = this.#queue
+      .then(() => this.#process(batch))
+      .catch((err: unknown) => {
+        // The database failed midway (e.g. it restarted): memory may now say more than was stored, so
+        // the next batch starts again from what the database holds (a crossing may then need its
+        // duration anew, but no alert is believed fired that was not).
+        this.#rules = null;
+        this.logger.error({ err }, 'threshold evaluation failed for a heartbeat batch; state reloaded from the database');
+      });
   }
 
   /** Resolves when every batch observed so far has been evaluated (tests, shutdown). */
