@@ -51,7 +51,7 @@ export function ChannelForm({ channel, directory, onSaved, onCancel }: Props) {
       <div className="row">
         <div className="field grow">
           <label htmlFor={`${id}-name`}>Name</label>
-          <input id={`${id}-name`} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} placeholder="e.g. On-call webhook" {...invalidProps(errors, 'name', `${id}-name`)} />
+          <input id={`${id}-name`} value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. On-call webhook" {...invalidProps(errors, 'name', `${id}-name`)} />
           <FieldError errors={errors} field="name" id={`${id}-name`} />
         </div>
         <div className="field">
