@@ -27,7 +27,10 @@ export async function listEvents(db: Kysely<Database>, f: EventFilter, page: Pag
 /**
  * Stores events in the given order (their ids follow it). One statement text whatever their number, so
  * batches of any size share one plan; events of an agent deleted meanwhile are left out instead of
- * failing the whole batch on its foreign key.
+ * failing the whole batch on its foreign key. The existence check takes the key-share lock the foreign
+ * key would take: a plain check saw an agent whose delete was still uncommitted, and when that delete
+ * committed before the foreign key's own check, the batch failed, with every other agent's events in it.
+ * Locked, the check waits for the delete and then skips the row.
  */
 export async function insertEvents(
   db: Kysely<Database>,
@@ -39,6 +42,6 @@ export async function insertEvents(
     select v.agent_id, v.type, v.created_at
     from unnest(${events.map((e) => e.agent_id)}::text[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.created_at.toISOString())}::timestamptz[])
       with ordinality as v(agent_id, type, created_at, n)
-    where exists (select 1 from agents a where a.id = v.agent_id)
+    where exists (select 1 from agents a where a.id = v.agent_id for key share)
     order by v.n`.execute(db);
 }
