@@ -42,17 +42,20 @@ export async function findRule(db: Db, id: number): Promise<ActiveRule | undefin
   return row ? { ...row, params: parseRuleParams(row.kind, row.params) } : undefined;
 }
 
-/** The enabled channels a rule notifies. */
-export async function ruleChannels(db: Db, ruleId: number): Promise<number[]> {
+/** The enabled channels each rule notifies, by rule (a rule with none is absent). */
+export async function channelsOfRules(db: Db, ruleIds: readonly number[]): Promise<Map<number, number[]>> {
+  const channels = new Map<number, number[]>();
+  if (ruleIds.length === 0) return channels;
   const rows = await db
     .selectFrom('alert_rule_channels as rc')
     .innerJoin('notification_channels as c', 'c.id', 'rc.channel_id')
-    .select('c.id')
-    .where('rc.rule_id', '=', ruleId)
+    .select(['rc.rule_id', 'c.id'])
+    .where('rc.rule_id', 'in', ruleIds)
     .where('c.enabled', '=', true)
     .orderBy('c.id')
     .execute();
-  return rows.map((r) => r.id);
+  for (const r of rows) channels.set(r.rule_id, [...(channels.get(r.rule_id) ?? []), r.id]);
+  return channels;
 }
 
 /** `agents as a` rows the rule covers: its agent, its customer's agents, or all. */

@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { NotificationEvent, NotificationItem } from '../notifications/notification-message.js';
 import { enqueue } from '../notifications/outbox.repo.js';
 import * as repo from './alerts.repo.js';
-import { ruleChannels, type ActiveRule } from './active-rules.repo.js';
+import { channelsOfRules, type ActiveRule } from './active-rules.repo.js';
 
 /** Something an evaluator found wrong with one agent (and label) under one rule. */
 export interface Finding {
@@ -47,48 +47,45 @@ export interface AlertEngineDeps {
 
 const INSERT_CHUNK = 500;
 
+/** Findings of one rule to fire; `quiet` agents' alerts are recorded suppressed. */
+export interface Firing {
+  rule: ActiveRule;
+  findings: readonly Finding[];
+  quiet?: ReadonlySet<string>;
+}
+
 export class AlertEngine {
   constructor(private readonly deps: AlertEngineDeps) {}
 
   /** Fires an alert per finding that has none open; `quiet` agents' alerts are recorded suppressed. Returns the new alerts. */
   async fire(rule: ActiveRule, findings: readonly Finding[], quiet: ReadonlySet<string> = new Set()): Promise<repo.AlertRow[]> {
-    if (findings.length === 0) return [];
+    return (await this.change([{ rule, findings, quiet }])).fired;
+  }
+
+  /**
+   * A batch's changes across rules in one transaction: fires the findings and resolves the open alerts
+   * named by key (automatically). Its reads (agents, windows, channels) are one statement each whatever
+   * the number of rules, so a heartbeat batch that moves ten rules costs what one rule costs.
+   */
+  async change(firings: readonly Firing[], resolving: readonly repo.AlertKey[] = []): Promise<{ fired: repo.AlertRow[]; resolved: repo.AlertRow[] }> {
+    const findings = firings.flatMap((f) => f.findings);
+    if (findings.length === 0 && resolving.length === 0) return { fired: [], resolved: [] };
     const { db, clock } = this.deps;
     const now = clock.now();
-    const contexts = await repo.agentContexts(db, findings.map((f) => f.agentId));
-    const windowsAt = await this.deps.windows();
-    const windowsNow = windowsAt(now);
-    const reminderAt = rule.reminder_minutes ? new Date(now.getTime() + rule.reminder_minutes * 60_000) : null;
+    const contexts = await repo.agentContexts(db, [...findings.map((f) => f.agentId), ...resolving.map((k) => k.agentId)]);
+    const rows = findings.length === 0 ? [] : this.#newAlerts(firings, contexts, await this.deps.windows(), now);
     const base = await this.deps.consoleUrl();
-    const fired: repo.AlertRow[] = [];
-    await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < findings.length; i += INSERT_CHUNK) {
-        const chunk = findings.slice(i, i + INSERT_CHUNK).filter((f) => contexts.has(f.agentId));
-        const rows = chunk.map((f) => {
-          const context = contexts.get(f.agentId)!;
-          const agent = { id: f.agentId, customer_id: context.customer?.id ?? null };
-          // Began inside a window: when it fired, or when its condition began.
-          const inWindow = windowsNow.covers(agent) ?? (f.since < now ? windowsAt(f.since).covers(agent) : null);
-          return {
-            rule_id: rule.id,
-            rule_name: rule.name,
-            kind: f.label === FLAPPING_LABEL ? 'flapping' : rule.kind,
-            agent_id: f.agentId,
-            label: f.label,
-            suppressed: inWindow !== null || quiet.has(f.agentId),
-            summary: inWindow ? `${f.summary} (in maintenance window "${inWindow.name}")` : f.summary,
-            value: f.value,
-            threshold: f.threshold,
-            since: f.since,
-            fired_at: now,
-            next_reminder_at: reminderAt,
-          };
-        });
-        fired.push(...(await repo.insertAlerts(trx, rows)));
-      }
-      await this.#notify(trx, rule.id, fired, 'firing', now, contexts, base);
+    const outcome = await db.transaction().execute(async (trx) => {
+      const fired: repo.AlertRow[] = [];
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) fired.push(...(await repo.insertAlerts(trx, rows.slice(i, i + INSERT_CHUNK))));
+      const resolved = await repo.resolveOpenAlerts(trx, resolving, now);
+      await this.#notify(trx, [
+        { alerts: fired, event: 'firing' },
+        { alerts: resolved, event: 'resolved' },
+      ], now, contexts, base);
+      return { fired, resolved };
     });
-    return fired;
+    return outcome;
   }
 
   /** Resolves open alerts (automatically when `by` is null); `quiet` agents' resolutions notify nobody. Returns those it resolved. */
@@ -106,7 +103,7 @@ export class AlertEngine {
     const base = await this.deps.consoleUrl();
     const resolved = await db.transaction().execute(async (trx) => {
       const done = await repo.resolveAlerts(trx, alerts.map((a) => a.id), now, by, comment);
-      if (ruleId !== null) await this.#notify(trx, ruleId, done.filter((a) => !quiet.has(a.agent_id)), 'resolved', now, contexts, base);
+      if (ruleId !== null) await this.#notify(trx, [{ alerts: done.filter((a) => !quiet.has(a.agent_id)), event: 'resolved' }], now, contexts, base);
       return done;
     });
     if (by !== null) for (const alert of resolved) this.deps.resolvedByHand?.(alert);
@@ -124,29 +121,60 @@ export class AlertEngine {
     for (const alert of due) {
       await db.transaction().execute(async (trx) => {
         await repo.setNextReminder(trx, alert.id, new Date(now.getTime() + (alert.reminder_minutes ?? 60) * 60_000));
-        if (alert.rule_id !== null) await this.#notify(trx, alert.rule_id, [alert], 'reminder', now, contexts, base);
+        await this.#notify(trx, [{ alerts: [alert], event: 'reminder' }], now, contexts, base);
       });
     }
     return due.length;
   }
 
+  #newAlerts(firings: readonly Firing[], contexts: Map<string, repo.AgentContext>, windowsAt: (at: Date) => WindowMatcher, now: Date): repo.NewAlert[] {
+    const windowsNow = windowsAt(now);
+    return firings.flatMap(({ rule, findings, quiet }) => {
+      const reminderAt = rule.reminder_minutes ? new Date(now.getTime() + rule.reminder_minutes * 60_000) : null;
+      return findings
+        .filter((f) => contexts.has(f.agentId))
+        .map((f) => {
+          const context = contexts.get(f.agentId)!;
+          const agent = { id: f.agentId, customer_id: context.customer?.id ?? null };
+          // Began inside a window: when it fired, or when its condition began.
+          const inWindow = windowsNow.covers(agent) ?? (f.since < now ? windowsAt(f.since).covers(agent) : null);
+          return {
+            rule_id: rule.id,
+            rule_name: rule.name,
+            kind: f.label === FLAPPING_LABEL ? 'flapping' : rule.kind,
+            agent_id: f.agentId,
+            label: f.label,
+            suppressed: inWindow !== null || (quiet?.has(f.agentId) ?? false),
+            summary: inWindow ? `${f.summary} (in maintenance window "${inWindow.name}")` : f.summary,
+            value: f.value,
+            threshold: f.threshold,
+            since: f.since,
+            fired_at: now,
+            next_reminder_at: reminderAt,
+          };
+        });
+    });
+  }
+
+  /** Queues one notification per loud alert and channel of its rule (suppressed alerts notify nobody). */
   async #notify(
     trx: Kysely<Database>,
-    ruleId: number,
-    alerts: readonly repo.AlertRow[],
-    event: NotificationEvent,
+    groups: ReadonlyArray<{ alerts: readonly repo.AlertRow[]; event: NotificationEvent }>,
     at: Date,
     contexts: Map<string, repo.AgentContext>,
     base: string | null,
   ): Promise<void> {
-    const loud = alerts.filter((a) => !a.suppressed);
-    if (loud.length === 0) return;
-    const channels = await ruleChannels(trx, ruleId);
-    if (channels.length === 0) return;
-    const rows = loud.flatMap((alert) => {
-      const item = itemOf(alert, alert.kind === 'flapping' && event === 'firing' ? 'flapping' : event, at, contexts.get(alert.agent_id), base);
-      return channels.map((channelId) => ({ channelId, alertId: alert.id, event: item.event, payload: item }));
-    });
+    const loud = groups.map((g) => ({ ...g, alerts: g.alerts.filter((a) => !a.suppressed && a.rule_id !== null) }));
+    const ruleIds = [...new Set(loud.flatMap((g) => g.alerts.map((a) => a.rule_id!)))];
+    if (ruleIds.length === 0) return;
+    const channels = await channelsOfRules(trx, ruleIds);
+    const rows = loud.flatMap(({ alerts, event }) =>
+      alerts.flatMap((alert) => {
+        const item = itemOf(alert, alert.kind === 'flapping' && event === 'firing' ? 'flapping' : event, at, contexts.get(alert.agent_id), base);
+        return (channels.get(alert.rule_id!) ?? []).map((channelId) => ({ channelId, alertId: alert.id, event: item.event, payload: item }));
+      }),
+    );
+    if (rows.length === 0) return;
     await enqueue(trx, rows, at);
     this.deps.queued();
   }

@@ -61,6 +61,24 @@ export async function resolveAlerts(db: Db, ids: readonly number[], at: Date, by
   return resolved;
 }
 
+/** An open alert's identity: one per rule, agent and label (the partial unique index). */
+export interface AlertKey {
+  ruleId: number;
+  agentId: string;
+  label: string;
+}
+
+/** Resolves the open alerts with these keys automatically; returns those it resolved. */
+export async function resolveOpenAlerts(db: Db, keys: readonly AlertKey[], at: Date): Promise<AlertRow[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await sql<AlertRow>`
+    update alerts as al set state = 'resolved', resolved_at = ${at}, next_reminder_at = null
+    from unnest(${keys.map((k) => k.ruleId)}::int[], ${keys.map((k) => k.agentId)}::text[], ${keys.map((k) => k.label)}::text[]) as k(rule_id, agent_id, label)
+    where al.rule_id = k.rule_id and al.agent_id = k.agent_id and al.label = k.label and al.state <> 'resolved'
+    returning al.*`.execute(db);
+  return rows;
+}
+
 /** Acknowledges a firing alert (no more reminders); undefined when it is not firing. */
 export function acknowledgeAlert(db: Db, id: number, at: Date, by: string, comment: string | null): Promise<AlertRow | undefined> {
   return db

@@ -12,7 +12,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { ExtractedSample } from '../metrics/extract-samples.js';
 import { enabledRules, ruleCovers, type ActiveRule } from './active-rules.repo.js';
 import type { AlertEngine, Finding } from './alert-engine.js';
-import { openAlertsOfRule, openKey, type AlertRow } from './alerts.repo.js';
+import type { AlertKey, AlertRow } from './alerts.repo.js';
 import { deleteConditions, loadConditions, saveConditions, type ConditionRow } from './conditions.repo.js';
 import { utc } from './periodic-conditions.js';
 import { breaches, recovered } from './rule-params.js';
@@ -132,12 +132,12 @@ export class ThresholdEvaluator {
     out.push({ type: 'save', ruleId: rule.id, agentId, label: sample.label, state: next });
   }
 
-  /** A batch's changes: its states in two statements, then its alerts fired and resolved per rule. */
+  /** A batch's changes: its states in two statements, then its alerts fired and resolved in one transaction. */
   async #apply(transitions: readonly Transition[]): Promise<void> {
     const saves: ConditionRow[] = [];
     const clears: ConditionRow[] = [];
     const fires = new Map<ThresholdRule, Finding[]>();
-    const resolves = new Map<ThresholdRule, Array<{ agentId: string; label: string }>>();
+    const resolves: AlertKey[] = [];
     for (const t of transitions) {
       if (t.type === 'save') {
         const row = { ruleId: t.ruleId, agentId: t.agentId, label: t.label, breaching: t.state.breaching, clearing: t.state.clearing };
@@ -145,17 +145,12 @@ export class ThresholdEvaluator {
       } else if (t.type === 'fire') {
         fires.set(t.rule, [...(fires.get(t.rule) ?? []), t.finding]);
       } else {
-        resolves.set(t.rule, [...(resolves.get(t.rule) ?? []), { agentId: t.agentId, label: t.label }]);
+        resolves.push({ ruleId: t.rule.id, agentId: t.agentId, label: t.label });
       }
     }
     await saveConditions(this.db, saves);
     await deleteConditions(this.db, clears);
-    for (const [rule, findings] of fires) await this.engine.fire(rule, findings);
-    for (const [rule, keys] of resolves) {
-      const open = await openAlertsOfRule(this.db, rule.id);
-      const alerts = keys.map((k) => open.get(openKey(k.agentId, k.label))).filter((a): a is AlertRow => a !== undefined);
-      await this.engine.resolve(rule.id, alerts);
-    }
+    await this.engine.change([...fires].map(([rule, findings]) => ({ rule, findings })), resolves);
   }
 
   async #loadedRules(): Promise<ThresholdRule[]> {
