@@ -74,4 +74,28 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
     expect(failure({ TRUST_PROXY: 'yes please' }).variable).toBe('TRUST_PROXY');
   });
+
+  it('stays single-node without NATS_URL, and turns cluster mode on with NATS_URL and PostgreSQL', () => {
+    expect(loadConfig({}).cluster).toBeNull();
+    const a = loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', DATABASE_URL: 'postgres://u@h/rmm' }).cluster;
+    const b = loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', DATABASE_URL: 'postgres://u@h/rmm' }).cluster;
+    expect(a).toMatchObject({ natsUrl: 'nats://127.0.0.1:4222', instanceId: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
+    // Generated per start: two processes on one host never share an id.
+    expect(a!.instanceId).not.toBe(b!.instanceId);
+    const named = loadConfig({ NATS_URL: 'nats://n1:4222,nats://n2:4222', DATABASE_URL: 'postgres://u@h/rmm', INSTANCE_ID: 'rmm-a', ADVERTISE_ADDRESS: 'rmm-a.example.net' });
+    expect(named.cluster).toEqual({ natsUrl: 'nats://n1:4222,nats://n2:4222', instanceId: 'rmm-a', advertiseAddress: 'rmm-a.example.net' });
+  });
+
+  it('refuses NATS_URL on the embedded database with one line, without echoing the URL', () => {
+    const err = failure({ NATS_URL: 'nats://user:s3cret@127.0.0.1:4222' });
+    expect(err.variable).toBe('NATS_URL');
+    expect(err.message).toMatch(/needs DATABASE_URL \(PostgreSQL\)/);
+    expect(err.message).not.toContain('s3cret');
+    expect(err.message.split('\n')).toHaveLength(1);
+  });
+
+  it('refuses an INSTANCE_ID that cannot name a NATS subject', () => {
+    expect(failure({ NATS_URL: 'nats://h:4222', DATABASE_URL: 'postgres://u@h/rmm', INSTANCE_ID: 'a.b' }).variable).toBe('INSTANCE_ID');
+    expect(failure({ NATS_URL: 'http://h:4222', DATABASE_URL: 'postgres://u@h/rmm' }).variable).toBe('NATS_URL');
+  });
 });

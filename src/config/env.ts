@@ -1,11 +1,13 @@
 // Configuration: one zod parse of the environment (contract §13) into a frozen Config.
 // Nothing else in the code base reads process.env; later features add their variables here.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { packageRoot } from '../platform/version.js';
 
 /** Variables whose values must never be echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'CALLSTATUS_DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'NATS_URL', 'CALLSTATUS_DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -111,6 +113,18 @@ const envSchema = z
         return raw.length === 32 && raw.toString('base64') === v;
       }, 'must be base64 of a raw 32-byte Ed25519 public key (as `npm run cli -- firmware sign` prints it)')
       .optional(),
+    NATS_URL: z
+      .string()
+      .refine((v) => v.split(',').every((u) => /^(nats|tls):\/\/[^\s]+$/.test(u.trim())), 'must be a nats:// or tls:// URL (several: comma-separated)')
+      .optional(),
+    INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "-" or "_" (it names NATS subjects)')
+      .optional(),
+    ADVERTISE_ADDRESS: z
+      .string()
+      .regex(/^[A-Za-z0-9.:[\]-]{1,253}$/, 'must be a host name or IP address clients can reach this instance at')
+      .optional(),
     CALLSTATUS_PORT: port(8081),
     CALLSTATUS_DATABASE_URL: postgresUrl,
     CALLSTATUS_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -123,6 +137,14 @@ const envSchema = z
   .superRefine((env, ctx) => {
     if (env.TUNNEL_PORT_MIN > env.TUNNEL_PORT_MAX) {
       ctx.addIssue({ code: 'custom', path: ['TUNNEL_PORT_MIN'], message: 'must not be above TUNNEL_PORT_MAX' });
+    }
+    // Several instances share one database; the embedded PGlite has one connection in one process.
+    if (env.NATS_URL && !env.DATABASE_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NATS_URL'],
+        message: 'needs DATABASE_URL (PostgreSQL): cluster mode shares one database between instances, and the embedded PGlite database cannot be shared',
+      });
     }
     // A certificate without its key (or the reverse) would silently serve plain HTTP: refuse it.
     if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) {
@@ -168,6 +190,17 @@ export interface Config {
   readonly firmwareMaxBytes: number;
   /** Unset: uploads may come without a signature. Set: every upload must carry one that verifies with it. */
   readonly firmwarePublicKey: string | undefined;
+  /**
+   * Cluster mode (NATS_URL set): several instances on one PostgreSQL, linked by NATS. Null: one
+   * instance, the in-memory hub, nothing else to run.
+   */
+  readonly cluster: {
+    readonly natsUrl: string;
+    /** Names this process in NATS subjects, presence and leases (INSTANCE_ID; unset: generated per start). */
+    readonly instanceId: string;
+    /** The host clients reach this instance's tunnel ports at (ADVERTISE_ADDRESS; unset: the host name). */
+    readonly advertiseAddress: string;
+  } | null;
   /** The call-status service (second app). */
   readonly callstatus: {
     readonly port: number;
@@ -220,6 +253,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL,
     terminal: Object.freeze({ enabled: e.TERMINAL_ENABLED, shell: e.TERMINAL_SHELL }),
     allowedOrigins: Object.freeze(e.ALLOWED_ORIGINS),
+    cluster: e.NATS_URL
+      ? Object.freeze({
+          natsUrl: e.NATS_URL,
+          instanceId: e.INSTANCE_ID ?? `${os.hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 40)}-${randomBytes(4).toString('hex')}`,
+          advertiseAddress: e.ADVERTISE_ADDRESS ?? os.hostname(),
+        })
+      : null,
     callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),
   });
 }
