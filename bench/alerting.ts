@@ -76,20 +76,31 @@ async function ingestRows(backend: string, db: DbHandle, s: Settings): Promise<B
     };
     const first = await run('B, first round with rules', 'B');
     // The rounds compared measure the steady state: every agent's constant conditions already fired. At a
-    // low rate the first round does not reach every agent (or not twice, 10 s apart): more rounds follow, not compared.
+    // low rate the first round does not reach every agent (or not twice, 10 s apart): more rounds follow,
+    // not compared. The same before every later round with rules: while an A round has the rules
+    // disabled, the minute's alert evaluation resolves their open alerts (a disabled rule's alerts would
+    // never clear), and the next round with rules fired all 3,000 again (one B round in the first
+    // 2026-11-26 run: 3,098 fired, 0.77 of A), which is the cost of switching rules on, not of having them.
     const expected = CONSTANT_ALERTS_PER_AGENT * s.agents;
-    for (let extra = 1; extra <= 12; extra++) {
-      const open = await openConstantAlerts(db.db);
-      if (open >= expected) break;
-      log(`${backend}: ${open} of ${expected} constant alerts open; one more round with rules, not compared`);
-      await run(`B, priming round ${extra}`, 'B');
-    }
+    const prime = async (mode: RuleMode) => {
+      for (let extra = 1; extra <= 12; extra++) {
+        const open = await openConstantAlerts(db.db);
+        if (open >= expected) return;
+        log(`${backend}: ${open} of ${expected} constant alerts open; one more round with rules, not compared`);
+        await run(`${mode}, priming round ${extra}`, mode);
+      }
+    };
+    await prime('B');
     const rounds: Record<RuleMode, Round[]> = { A: [], B: [], Q: [] };
     // Each round in another order (A B Q, B Q A, Q A B), so no mode always follows the same one.
     const order: RuleMode[] = ['A', 'B', 'Q'];
     for (let i = 0; i < s.rounds; i++) {
       for (let j = 0; j < order.length; j++) {
         const mode = order[(i + j) % order.length]!;
+        if (mode !== 'A') {
+          await rules.set(mode);
+          await prime(mode);
+        }
         rounds[mode].push(await run(`${mode}${i + 1} (${MODE_LABEL[mode]})`, mode));
       }
     }
