@@ -13,6 +13,7 @@ import agentListOrder from './0010_agent_list_order.js';
 import updateChannel from './0011_update_channel.js';
 import customerInstallerKeys from './0012_customer_installer_keys.js';
 import alerting from './0013_alerting.js';
+import cluster from './0014_cluster.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -30,4 +31,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0011_update_channel', updateChannel],
   ['0012_customer_installer_keys', customerInstallerKeys],
   ['0013_alerting', alerting],
+  ['0014_cluster', cluster],
 ];

@@ -9,6 +9,7 @@ import type {
   NotificationChannelsTable,
   NotificationOutboxTable,
 } from './schema-alerting.js';
+import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
 
 /** A timestamp the database fills in on insert. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -291,6 +292,10 @@ export interface Database {
   alert_conditions: AlertConditionsTable;
   maintenance_windows: MaintenanceWindowsTable;
   notification_outbox: NotificationOutboxTable;
+  cluster_instances: ClusterInstancesTable;
+  agent_presence: AgentPresenceTable;
+  cluster_leases: ClusterLeasesTable;
+  cluster_replies: ClusterRepliesTable;
 }
 
 export type {
