@@ -150,7 +150,9 @@ describe('the agent socket', () => {
     await vi.waitFor(() => expect(squatters).toEqual([4000, 4000, 4000]), { timeout: 10_000 });
     await vi.waitFor(() => expect(live.agent.connected).toBe(true));
     expect(codes).toEqual([4000, 4000, 4000]);
-    expect(delays).toEqual([50, 100, 200]);
+    // Each loss of an open connection starts at the drop rung (8 × 50 ms, half of it with random 0.5) and
+    // the ladder climbs from there, up to maxMs (1 s).
+    expect(delays).toEqual([200, 400, 500]);
     expect(await connectedOnServer(live.id)).toBe(true);
     expect((await post(`/agents/${live.id}/update-check`, {})).statusCode).toBe(200);
   });
@@ -165,7 +167,8 @@ describe('the agent socket', () => {
       await reconnected;
       expect(await peer.closed).toBe(4000);
     }
-    expect(delays).toEqual([50, 50, 50]);
+    // Back at the drop rung each time (a stable connection resets the climb): 8 × 50 ms × random 0.5.
+    expect(delays).toEqual([200, 200, 200]);
   });
 
   it('drops a connection on which the server stays silent, and reconnects', async () => {

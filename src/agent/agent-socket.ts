@@ -1,16 +1,18 @@
 // The agent side of the agent WebSocket (contract §5): holds one connection, reconnects with exponential
-// backoff and jitter (reset after a connection that stayed up long enough), and drops a connection on
-// which the server has been silent too long. It carries text and binary frames; what they mean is the caller's.
+// backoff and full jitter (reconnect-delay.ts; reset after a connection that stayed up long enough), and
+// drops a connection on which the server has been silent too long. It carries text and binary frames;
+// what they mean is the caller's.
 import WebSocket from 'ws';
 import { MAX_MESSAGE_BYTES } from '../modules/agent-hub/agent-protocol.js';
+import { nextReconnect } from './reconnect-delay.js';
 
 export interface BackoffOptions {
-  /** First reconnect delay; doubles per failed attempt. */
+  /** The first reconnect waits up to this long (up to 8× this after a lost connection); doubles per failed attempt. */
   initialMs: number;
   maxMs: number;
   /** A connection that lasted at least this long resets the delay to initialMs. */
   stableAfterMs: number;
-  /** 0..1; the delay is scaled by 0.8 + 0.4 * random(). */
+  /** Uniform in [0, 1); the wait is random() times the current window (full jitter). */
   random: () => number;
 }
 
@@ -63,7 +65,10 @@ const MAX_RETRY_AFTER_S = 3600;
 export class AgentSocket {
   private ws: WebSocket | null = null;
   private running = false;
+  /** Attempts since the last connection that stayed up long enough (the log's attempt number). */
   private failures = 0;
+  /** Where the backoff ladder stands (reconnect-delay.ts): a lost connection lifts it, each wait climbs it. */
+  private rung = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** The wait a refused upgrade asked for (Retry-After); the next reconnect waits at least this long. */
   private retryAfterMs = 0;
@@ -80,6 +85,7 @@ export class AgentSocket {
     if (this.running) return;
     this.running = true;
     this.failures = 0;
+    this.rung = 0;
     void this.attempt();
   }
 
@@ -116,7 +122,7 @@ export class AgentSocket {
       await this.options.beforeConnect?.();
     } catch (err) {
       this.options.onEvent({ type: 'error', message: (err as Error).message, status: null });
-      this.scheduleReconnect();
+      this.scheduleReconnect(false);
       return;
     }
     if (!this.running) return;
@@ -174,10 +180,13 @@ export class AgentSocket {
       }
       if (openedAt !== null) {
         const durationMs = Date.now() - openedAt;
-        if (durationMs >= this.options.backoff.stableAfterMs) this.failures = 0;
+        if (durationMs >= this.options.backoff.stableAfterMs) {
+          this.failures = 0;
+          this.rung = 0;
+        }
         this.options.onEvent({ type: 'disconnected', code, reason: reason.toString(), durationMs });
       }
-      if (current) this.scheduleReconnect();
+      if (current) this.scheduleReconnect(openedAt !== null);
     });
   }
 
@@ -190,11 +199,17 @@ export class AgentSocket {
     }, limit);
   }
 
-  private scheduleReconnect(): void {
+  /** `afterDrop`: the connection had been open (not a failed attempt), so its whole instance may have lost theirs. */
+  private scheduleReconnect(afterDrop: boolean): void {
     if (!this.running || this.reconnectTimer) return;
-    const { initialMs, maxMs, random } = this.options.backoff;
-    const base = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures, 30));
-    const delayMs = Math.max(this.retryAfterMs, Math.round(Math.min(maxMs, base * (0.8 + 0.4 * random()))));
+    const { delayMs, nextRung } = nextReconnect({
+      ladder: this.options.backoff,
+      rung: this.rung,
+      afterDrop,
+      retryAfterMs: this.retryAfterMs,
+      random: this.options.backoff.random,
+    });
+    this.rung = nextRung;
     this.retryAfterMs = 0;
     this.failures += 1;
     this.options.onEvent({ type: 'reconnect_scheduled', attempt: this.failures, delayMs });

@@ -12,6 +12,7 @@ import { commandHandlers, dispatchText } from './commands/index.js';
 import type { CommandContext, CommandTable } from './commands/types.js';
 import { DeviceStateStore, type DeviceView, type Platform } from './device-state.js';
 import { heartbeatDocument } from './heartbeat-document.js';
+import { reconnectWindowMs } from './reconnect-delay.js';
 import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
 import { SystemInfoCollector } from './system-info.js';
 import { TunnelSessions } from './tunnel-sessions.js';
@@ -216,14 +217,15 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   }
 
   private async registerWithRetry(): Promise<void> {
-    const { initialMs = 1000, maxMs = 60_000 } = this.options.backoff ?? {};
-    for (let attempt = 0; !this.stopped; attempt++) {
+    const { initialMs = 1000, maxMs = 60_000, random = Math.random } = this.options.backoff ?? {};
+    for (let rung = 0; !this.stopped; rung++) {
       try {
         await this.register();
         return;
       } catch (err) {
         if (this.stopped) return;
-        const delay = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
+        // Full jitter here too: a fleet that starts while the server is down must not retry in step.
+        const delay = Math.floor(random() * (reconnectWindowMs({ initialMs, maxMs }, rung) + 1));
         this.log(`registration failed: ${(err as Error).message}; retrying in ${(delay / 1000).toFixed(1)} s`);
         await this.sleep(delay);
       }

@@ -2,7 +2,8 @@
 // heartbeats over HTTP, WebSocket and command handling, state file), playing a firewall, a hypervisor host
 // or a Windows machine with SimulatedSystem's moving data. Starts are spread over a window so heartbeats
 // do not arrive in one burst, and now and then an agent goes away long enough to turn stale or offline,
-// then comes back.
+// then comes back. Lost sockets reconnect as the reference agent's do (full jitter, agent/reconnect-delay.ts),
+// so a fleet whose server instance died comes back spread over seconds, like a real one.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Platform } from '../agent/device-state.js';
