@@ -29,6 +29,14 @@ describe('configuration errors', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     expect(server.stdout).toEqual([]);
   });
 
+  it('refuses cluster mode on the embedded database with one line, before opening anything', async () => {
+    const server = spawnServer({ DATA_DIR: dataDir, NATS_URL: 'nats://rmm:natspass@127.0.0.1:4222' });
+    expect(await server.exited).not.toBe(0);
+    expect(server.stderr).toEqual([expect.stringMatching(/^Invalid configuration: NATS_URL needs DATABASE_URL \(PostgreSQL\)/)]);
+    expect(server.stderr.join('')).not.toContain('natspass');
+    expect(server.stdout).toEqual([]);
+  });
+
   it('fails start-up clearly when PostgreSQL cannot be reached, without printing the password', async () => {
     const server = spawnServer({ DATA_DIR: dataDir, DATABASE_URL: 'postgres://rmm:hunter2@127.0.0.1:1/rmm' });
     expect(await server.exited).toBe(1);

@@ -12,6 +12,9 @@ function failure(env: Record<string, string>): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
+/** What every cluster-mode instance needs besides NATS_URL. */
+const CLUSTER = { DATABASE_URL: 'postgres://u@h/rmm', JWT_SECRET: 'j'.repeat(32), ENCRYPTION_KEY: 'e'.repeat(32) };
+
 describe('loadConfig', () => {
   it('applies the contract defaults', () => {
     const config = loadConfig({});
@@ -77,12 +80,12 @@ describe('loadConfig', () => {
 
   it('stays single-node without NATS_URL, and turns cluster mode on with NATS_URL and PostgreSQL', () => {
     expect(loadConfig({}).cluster).toBeNull();
-    const a = loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', DATABASE_URL: 'postgres://u@h/rmm' }).cluster;
-    const b = loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', DATABASE_URL: 'postgres://u@h/rmm' }).cluster;
+    const a = loadConfig({ ...CLUSTER, NATS_URL: 'nats://127.0.0.1:4222' }).cluster;
+    const b = loadConfig({ ...CLUSTER, NATS_URL: 'nats://127.0.0.1:4222' }).cluster;
     expect(a).toMatchObject({ natsUrl: 'nats://127.0.0.1:4222', instanceId: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
     // Generated per start: two processes on one host never share an id.
     expect(a!.instanceId).not.toBe(b!.instanceId);
-    const named = loadConfig({ NATS_URL: 'nats://n1:4222,nats://n2:4222', DATABASE_URL: 'postgres://u@h/rmm', INSTANCE_ID: 'rmm-a', ADVERTISE_ADDRESS: 'rmm-a.example.net' });
+    const named = loadConfig({ ...CLUSTER, NATS_URL: 'nats://n1:4222,nats://n2:4222', INSTANCE_ID: 'rmm-a', ADVERTISE_ADDRESS: 'rmm-a.example.net' });
     expect(named.cluster).toEqual({ natsUrl: 'nats://n1:4222,nats://n2:4222', instanceId: 'rmm-a', advertiseAddress: 'rmm-a.example.net' });
   });
 
@@ -95,7 +98,12 @@ describe('loadConfig', () => {
   });
 
   it('refuses an INSTANCE_ID that cannot name a NATS subject', () => {
-    expect(failure({ NATS_URL: 'nats://h:4222', DATABASE_URL: 'postgres://u@h/rmm', INSTANCE_ID: 'a.b' }).variable).toBe('INSTANCE_ID');
-    expect(failure({ NATS_URL: 'http://h:4222', DATABASE_URL: 'postgres://u@h/rmm' }).variable).toBe('NATS_URL');
+    expect(failure({ ...CLUSTER, NATS_URL: 'nats://h:4222', INSTANCE_ID: 'a.b' }).variable).toBe('INSTANCE_ID');
+    expect(failure({ ...CLUSTER, NATS_URL: 'http://h:4222' }).variable).toBe('NATS_URL');
+  });
+
+  it('needs the same JWT_SECRET and ENCRYPTION_KEY given to every instance in cluster mode', () => {
+    expect(failure({ NATS_URL: 'nats://h:4222', DATABASE_URL: 'postgres://u@h/rmm', ENCRYPTION_KEY: CLUSTER.ENCRYPTION_KEY }).variable).toBe('JWT_SECRET');
+    expect(failure({ NATS_URL: 'nats://h:4222', DATABASE_URL: 'postgres://u@h/rmm', JWT_SECRET: CLUSTER.JWT_SECRET }).variable).toBe('ENCRYPTION_KEY');
   });
 });

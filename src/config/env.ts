@@ -146,6 +146,13 @@ const envSchema = z
         message: 'needs DATABASE_URL (PostgreSQL): cluster mode shares one database between instances, and the embedded PGlite database cannot be shared',
       });
     }
+    // Every instance must sign and check the same tokens and open the same sealed secrets; generated
+    // ones live in each instance's own DATA_DIR and would differ.
+    for (const name of ['JWT_SECRET', 'ENCRYPTION_KEY'] as const) {
+      if (env.NATS_URL && env.DATABASE_URL && !env[name]) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'must be set in cluster mode (NATS_URL), the same on every instance' });
+      }
+    }
     // A certificate without its key (or the reverse) would silently serve plain HTTP: refuse it.
     if (Boolean(env.TLS_CERT_FILE) !== Boolean(env.TLS_KEY_FILE)) {
       const missing = env.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE';

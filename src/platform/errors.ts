@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   SERVICE_UNAVAILABLE: 503,
   DATABASE_UNAVAILABLE: 503,
   NO_FREE_PORT: 503,
+  CLUSTER_UNAVAILABLE: 503,
   AGENT_TIMEOUT: 504,
 } as const satisfies Record<string, number>;
 

@@ -21,6 +21,8 @@ import { agentSocketRoutes } from '../../modules/agent-hub/agent-hub.ws.js';
 import { ConnectRate } from '../../modules/agent-hub/connect-rate.js';
 import { MAX_MESSAGE_BYTES } from '../../modules/agent-hub/agent-protocol.js';
 import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
+import { localHubStatus } from '../../modules/agent-hub/hub-status.js';
+import { createClusterFeature } from '../../modules/cluster/cluster.feature.js';
 import { AgentService } from '../../modules/agents/agents.service.js';
 import { ConnectionBatches } from '../../modules/agents/connection-batches.js';
 import { backupRoutes } from '../../modules/backups/backups.routes.js';
@@ -135,11 +137,19 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   await app.register(auditRecorderPlugin, { audit: core.audit });
 
-  // The hub records connection events through the agent service, which in turn asks the hub who is connected.
-  const hub: AgentHub = new AgentHub(clock, deps.logger, { recordEvent: (id, type, at) => agents.recordConnection(id, type, at) });
-  const agents: AgentService = new AgentService(deps.db.db, clock, hub, new ConnectionBatches(deps.db.db, deps.db.dialect));
+  // The hub records connection events through the agent service, which in turn asks the hub (or, in
+  // cluster mode, the cluster) who is connected; the cluster hears of every socket the hub takes or drops.
+  const hub: AgentHub = new AgentHub(clock, deps.logger, {
+    recordEvent: (id, type, at) => agents.recordConnection(id, type, at),
+    onPresence: (id, holding) => cluster?.presenceChanged(id, holding),
+  });
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
-  const backups = new BackupService(deps.db.db, agents, hub, clock);
+  const cluster = deps.config.cluster
+    ? createClusterFeature({ db: deps.db.db, logger: deps.logger, config: deps.config.cluster, hub, localStatus: () => localHubStatus(hub, tunnels) })
+    : undefined;
+  const commander = cluster?.commander ?? hub;
+  const agents: AgentService = new AgentService(deps.db.db, clock, commander, new ConnectionBatches(deps.db.db, deps.db.dialect));
+  const backups = new BackupService(deps.db.db, agents, commander, clock);
   const alerting = createAlertingFeature({
     db: deps.db.db,
     clock,
@@ -149,7 +159,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     allowLoopback: deps.config.webhookAllowLoopback,
     publicUrl: deps.config.publicUrl,
   });
-  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
+  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();
@@ -168,19 +178,31 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     retentionDays: deps.config.metricsRetentionDays,
     compressAfterDays: deps.config.metricsCompressAfterDays,
   });
-  if (deps.backgroundJobs !== false) {
-    app.addHook('onReady', async () => {
-      hub.start();
-      tunnels.start();
+  // Work that must happen once: on one instance always; in a cluster, on the leader only.
+  const onceWork = {
+    start() {
       tasks.scheduler.start();
       monitor.start();
       metricsMaintenance.start();
       alerting.start();
+    },
+    async stop() {
+      await Promise.all([tasks.scheduler.stop(), monitor.stop(), metricsMaintenance.stop(), alerting.stop()]);
+    },
+  };
+  if (deps.backgroundJobs !== false) {
+    app.addHook('onReady', async () => {
+      hub.start();
+      tunnels.start();
+      if (cluster) await cluster.start(onceWork);
+      else onceWork.start();
     });
     app.addHook('onClose', async () => {
       await Promise.all([monitor.stop(), metricsMaintenance.stop()]);
     });
   }
+  // After the hub has closed its sockets (their presence written): give up the lease and leave.
+  if (cluster) app.addHook('onClose', () => cluster.stop());
 
   const blobs = new BlobStore(path.join(deps.config.dataDir, 'blobs'));
   const firmwareKey = deps.config.firmwarePublicKey ? parsePublicKey(deps.config.firmwarePublicKey) : null;
@@ -202,7 +224,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
       await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
-      await api.register(commandRoutes, { hub, agents, tunnels });
+      await api.register(commandRoutes, { commander, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
       await api.register(tunnelRoutes, { tunnels, agents });
       await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });
       await api.register(backupRoutes, { backups });
@@ -210,7 +232,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       if (deps.config.terminal.enabled) {
         await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit });
       }
-      await api.register(vpnRoutes, { vpn: new VpnService(agents, hub) });
+      await api.register(vpnRoutes, { vpn: new VpnService(agents, commander) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });
       const installerKeys = new InstallerKeyService(deps.db.db, core.box, clock);
       const installers = new InstallerService(deps.db.db, blobs, core.settings, installerKeys, clock, deps.config.firmwareMaxBytes);

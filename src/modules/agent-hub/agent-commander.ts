@@ -13,3 +13,9 @@ export interface AgentCommander {
    */
   request<C extends AgentCommand>(agentId: string, command: C, params: CommandParams<C>, timeoutMs: number): Promise<unknown>;
 }
+
+/** Waiting for an agent to come back (after an update or reboot), wherever it connects. */
+export interface AgentReconnectWatch {
+  /** True when the agent opened a new connection within `ms`; `signal` ends the wait early (false). */
+  nextConnection(agentId: string, ms: number, signal?: AbortSignal): Promise<boolean>;
+}

@@ -51,6 +51,11 @@ export interface AgentHubOptions {
   logWindowMs?: number;
   /** Records connected/disconnected events (failures are logged, never thrown). */
   recordEvent(agentId: string, type: ConnectionEventType, at: Date): Promise<void>;
+  /**
+   * Told when this hub starts holding an agent's live socket (`true`) and when it stops (`false`),
+   * replaced sockets excluded: cluster mode's presence and command routing (issue 32).
+   */
+  onPresence?(agentId: string, holding: boolean): void;
 }
 
 interface LiveAgent {
@@ -144,6 +149,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     };
     const previous = this.#live.get(agentId);
     this.#live.set(agentId, live);
+    this.options.onPresence?.(agentId, true);
     socket.on('message', (data, isBinary) => this.#receive(live, data, isBinary));
     socket.on('pong', () => {
       live.lastSeen = this.clock.now().getTime();
@@ -192,7 +198,21 @@ export class AgentHub implements AgentCommander, AgentConnections {
     if (!live) return;
     // Forgotten first: a deleted agent gets no `disconnected` event (its events are gone with it).
     this.#live.delete(agentId);
+    this.options.onPresence?.(agentId, false);
     live.socket.close(CLOSE_AGENT_DELETED, 'agent deleted');
+    this.onAgentGone(agentId);
+  }
+
+  /**
+   * The agent opened a new socket on another server instance: this one is closed with 4000, as a
+   * socket replaced here would be, and is no disconnect (the agent is still there, elsewhere).
+   */
+  replacedElsewhere(agentId: string): void {
+    const live = this.#live.get(agentId);
+    if (!live) return;
+    this.#live.delete(agentId);
+    this.options.onPresence?.(agentId, false);
+    live.socket.close(CLOSE_REPLACED, 'replaced by a new connection');
     this.onAgentGone(agentId);
   }
 
@@ -308,6 +328,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     // A replaced socket closing is not a disconnect: the agent is still there on its new socket.
     if (this.#live.get(live.agentId) !== live) return;
     this.#live.delete(live.agentId);
+    this.options.onPresence?.(live.agentId, false);
     this.#record(live.agentId, 'disconnected');
     this.onAgentGone(live.agentId);
   }

@@ -8,7 +8,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { isAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
-import type { AgentHub } from '../agent-hub/agent-hub.js';
+import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-commander.js';
 import type { BackupService } from '../backups/backups.service.js';
 import { nextCronRun } from './cron.js';
 import { runKind, UPDATE_KINDS, type TaskKind } from './task-kinds.js';
@@ -36,7 +36,7 @@ export class TaskRunner {
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly hub: AgentHub,
+    private readonly hub: AgentCommander & AgentReconnectWatch,
     private readonly backups: BackupService,
     private readonly webhooks: WebhookDeliverer,
     /** Told about every closed run (alerting); must not throw. */

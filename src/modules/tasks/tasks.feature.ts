@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
-import type { AgentHub } from '../agent-hub/agent-hub.js';
+import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-commander.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { BackupService } from '../backups/backups.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -18,7 +18,8 @@ export interface TaskFeatureDeps {
   db: Kysely<Database>;
   clock: Clock;
   logger: Logger;
-  hub: AgentHub;
+  /** The hub, or the cluster's commander: commands and waiting for the agent to come back. */
+  hub: AgentCommander & AgentReconnectWatch;
   agents: AgentService;
   backups: BackupService;
   settings: SettingsService;

@@ -1,0 +1,89 @@
+// Cluster mode (issue 32), built from its parts: the NATS bus, this instance's presence row and its
+// agents' presence, the commander that routes commands to the instance holding an agent, /hub/status
+// across instances, and the leader lease that decides where the once-per-cluster work runs.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import type { Logger } from '../../platform/logger.js';
+import type { AgentHub } from '../agent-hub/agent-hub.js';
+import type { HubStatusView } from '../agent-hub/hub-status.js';
+import { BigReplies } from './big-replies.js';
+import { ClusterBus } from './cluster-bus.js';
+import { ClusterCommander } from './cluster-commander.js';
+import { ClusterStatus } from './cluster-status.js';
+import { InstanceRegistry } from './instance-registry.js';
+import { LeaderLease } from './leader-lease.js';
+import { ClusterPresence } from './presence.js';
+
+export interface ClusterConfig {
+  natsUrl: string;
+  instanceId: string;
+  advertiseAddress: string;
+}
+
+/** The work only the leader does; started when this instance becomes leader, stopped when it stops being it. */
+export interface LeaderWork {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface ClusterFeature {
+  commander: ClusterCommander;
+  /** For the hub's onPresence (the hub is built before the cluster, which needs the hub). */
+  presenceChanged(agentId: string, holding: boolean): void;
+  status(): Promise<HubStatusView>;
+  start(leaderWork: LeaderWork): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createClusterFeature(deps: {
+  db: Kysely<Database>;
+  logger: Logger;
+  config: ClusterConfig;
+  hub: AgentHub;
+  localStatus: () => HubStatusView;
+}): ClusterFeature {
+  const { db, config } = deps;
+  const logger = deps.logger.child({ instance: config.instanceId });
+  const bus = new ClusterBus(config.natsUrl, `rmm-${config.instanceId}`, logger);
+  const replies = new BigReplies(db);
+  const presence = new ClusterPresence(db, bus, config.instanceId, logger);
+  const commander = new ClusterCommander(deps.hub, bus, presence, replies, config.instanceId, logger);
+  const status = new ClusterStatus(db, bus, replies, config.instanceId, deps.localStatus);
+  const registry = new InstanceRegistry(db, { id: config.instanceId, advertiseAddress: config.advertiseAddress }, logger);
+  let leaderWork: LeaderWork | undefined;
+  // Leadership changes start and stop the leader's work one after another, never overlapping.
+  let handover: Promise<void> = Promise.resolve();
+  const lease = new LeaderLease(db, config.instanceId, logger, (leading) => {
+    registry.lead(leading);
+    handover = handover.then(async () => {
+      if (leading) {
+        leaderWork?.start();
+        void replies.sweep().catch(() => undefined);
+      } else {
+        await leaderWork?.stop();
+      }
+    });
+  });
+
+  return {
+    commander,
+    presenceChanged: (agentId, holding) => commander.presenceChanged(agentId, holding),
+    status: () => status.gather(),
+    async start(work) {
+      leaderWork = work;
+      logger.info({ nats: config.natsUrl.replace(/\/\/[^@/]*@/, '//') }, 'cluster mode: connecting to NATS');
+      await bus.start();
+      await registry.start();
+      presence.start();
+      status.serve();
+      lease.start();
+    },
+    async stop() {
+      await lease.stop();
+      await handover;
+      presence.stop();
+      await registry.stop();
+      await bus.stop();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Which agents are connected anywhere in the cluster, readable at once by every instance (`connected`
+// in agent lists, the checks before a command or task). This instance's own sockets are written to
+// agent_presence in batches (group commit: a reconnect storm is a few statements, not one per socket)
+// and announced on the bus; the agents held elsewhere come from those announcements and, every few
+// seconds, from the table (an announcement lost while the bus was away is corrected there).
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { GroupCommit } from '../../platform/group-commit.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ClusterBus } from './cluster-bus.js';
+import { applyPresence, remotePresence, type PresenceChange } from './presence.repo.js';
+
+export const PRESENCE_SUBJECT = 'rmm.presence';
+/** An instance whose row is older than this is dead: its agents are not counted as connected. */
+export const INSTANCE_DEAD_AFTER_MS = 15_000;
+const REFRESH_MS = 5_000;
+
+interface Announcement {
+  instance: string;
+  agent: string;
+  up: boolean;
+}
+
+interface Remote {
+  instance: string;
+  /** When an announcement last set this entry (ms): a refresh read before it does not undo it. */
+  announcedAt: number;
+}
+
+export class ClusterPresence {
+  readonly #writes: GroupCommit<PresenceChange, void>;
+  readonly #remote = new Map<string, Remote>();
+  /** Agents announced gone, with when: a refresh read before that does not bring them back. */
+  readonly #goneAt = new Map<string, number>();
+  readonly #waiters = new Map<string, Set<() => void>>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly bus: ClusterBus,
+    private readonly instanceId: string,
+    private readonly logger: Logger,
+  ) {
+    this.#writes = new GroupCommit(async (changes: PresenceChange[]) => {
+      await applyPresence(db, instanceId, changes);
+      return changes.map(() => undefined);
+    }, { maxBatch: 1000 });
+  }
+
+  start(): void {
+    this.bus.subscribe(PRESENCE_SUBJECT, (body) => this.#announced(body as Announcement));
+    this.#timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    void this.refresh();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  /** This instance took over (`up`) or let go of an agent's socket. */
+  local(agentId: string, up: boolean, at: Date): Promise<void> {
+    this.bus.publish(PRESENCE_SUBJECT, { instance: this.instanceId, agent: agentId, up } satisfies Announcement);
+    return this.#writes.submit({ agentId, up, at }).catch((err: unknown) => this.logger.warn({ err, agentId }, 'could not record where the agent is connected'));
+  }
+
+  /** The other instance holding the agent's socket, if any. */
+  holderOf(agentId: string): string | undefined {
+    return this.#remote.get(agentId)?.instance;
+  }
+
+  /** Resolves when another instance announces the agent, or false after `ms` (or on `signal`). */
+  waitForRemote(agentId: string, ms: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      const waiters = this.#waiters.get(agentId) ?? new Set();
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+        waiters.delete(wake);
+        if (waiters.size === 0) this.#waiters.delete(agentId);
+        resolve(value);
+      };
+      const wake = () => done(true);
+      const abort = () => done(false);
+      const timer = setTimeout(abort, ms);
+      signal?.addEventListener('abort', abort, { once: true });
+      this.#waiters.set(agentId, waiters.add(wake));
+    });
+  }
+
+  /** Reads the agents held by live instances from the table. */
+  async refresh(): Promise<void> {
+    const readAt = Date.now();
+    let rows: Array<{ agent_id: string; instance_id: string }>;
+    try {
+      rows = await remotePresence(this.db, this.instanceId, INSTANCE_DEAD_AFTER_MS);
+    } catch (err) {
+      this.logger.warn({ err }, 'could not read where agents are connected');
+      return;
+    }
+    const seen = new Set<string>();
+    for (const row of rows) {
+      seen.add(row.agent_id);
+      if ((this.#goneAt.get(row.agent_id) ?? 0) > readAt) continue;
+      const known = this.#remote.get(row.agent_id);
+      if (!known || known.announcedAt < readAt) this.#remote.set(row.agent_id, { instance: row.instance_id, announcedAt: known?.announcedAt ?? 0 });
+    }
+    for (const [agentId, remote] of this.#remote) if (!seen.has(agentId) && remote.announcedAt < readAt) this.#remote.delete(agentId);
+    for (const [agentId, at] of this.#goneAt) if (at < readAt) this.#goneAt.delete(agentId);
+  }
+
+  #announced(a: Announcement): void {
+    if (a.instance === this.instanceId || typeof a.agent !== 'string') return;
+    if (a.up) {
+      this.#remote.set(a.agent, { instance: a.instance, announcedAt: Date.now() });
+      this.#goneAt.delete(a.agent);
+      for (const wake of [...(this.#waiters.get(a.agent) ?? [])]) wake();
+    } else if (this.#remote.get(a.agent)?.instance === a.instance) {
+      this.#remote.delete(a.agent);
+      this.#goneAt.set(a.agent, Date.now());
+    }
+  }
+}
