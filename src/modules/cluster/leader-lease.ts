@@ -63,8 +63,10 @@ export class LeaderLease {
     await this.#round;
     if (!this.#leading) return;
     this.#set(false);
+    // Lapsed, not deleted: the next holder's token must still be larger than this one's.
     await this.db
-      .deleteFrom('cluster_leases')
+      .updateTable('cluster_leases')
+      .set({ expires_at: sql<Date>`now() - interval '1 millisecond'` })
       .where('name', '=', this.#name)
       .where('holder', '=', this.holder)
       .execute()
