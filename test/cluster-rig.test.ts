@@ -1,0 +1,146 @@
+// The cluster test rig on its own (no PostgreSQL, no RMM server): its nats-server can be killed and
+// started again on the same port, and HAProxy with the documented deploy/haproxy/haproxy.cfg spreads
+// requests over two instances, keeps an idle WebSocket open past the HTTP timeouts, stops sending to an
+// instance whose /readyz fails and cuts the sockets it held, and takes it back once it is ready again.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { clusterToolsSkip, probeTcp, startHaproxy, startNats, type HaproxyProcess } from './helpers/cluster-rig.js';
+
+const rig = clusterToolsSkip('cluster rig');
+
+/** A stand-in for an RMM instance: /readyz (200 while ready), /who, /slow, and an echoing WebSocket. */
+async function fakeInstance(name: string) {
+  const state = { ready: true, forwardedFor: [] as string[] };
+  const server = http.createServer((req, res) => {
+    if (req.url === '/readyz') return void res.writeHead(state.ready ? 200 : 503).end();
+    if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 2500);
+    state.forwardedFor.push(String(req.headers['x-forwarded-for']));
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(name);
+  });
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    ws.send(name);
+    ws.on('message', (data) => ws.send(data.toString()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    name,
+    port: (server.address() as AddressInfo).port,
+    state,
+    close: async () => {
+      for (const ws of wss.clients) ws.terminate();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A WebSocket through HAProxy: resolves with the instance's name (its first message). */
+async function openSocket(url: string): Promise<{ ws: WebSocket; instance: string; closed: Promise<number> }> {
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/api/v1/agent/ws`);
+  const closed = new Promise<number>((resolve) => ws.once('close', resolve));
+  ws.on('error', () => undefined);
+  const instance = await new Promise<string>((resolve, reject) => {
+    ws.once('message', (data: Buffer) => resolve(data.toString()));
+    ws.once('close', (code) => reject(new Error(`closed with ${code} before the greeting`)));
+  });
+  return { ws, instance, closed };
+}
+
+function echo(ws: WebSocket, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    ws.once('message', (data: Buffer) => resolve(data.toString()));
+    ws.once('close', (code) => reject(new Error(`closed with ${code}`)));
+    ws.send(text);
+  });
+}
+
+async function who(url: string, times: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < times; i++) names.push(await (await fetch(`${url}/who`)).text());
+  return names;
+}
+
+const count = (names: string[], name: string) => names.filter((n) => n === name).length;
+
+describe.skipIf(rig.skip)(rig.title, () => {
+  it('runs a nats-server that a test can SIGKILL and start again on the same port', async () => {
+    const nats = await startNats();
+    try {
+      expect(nats.url).toBe(`nats://127.0.0.1:${nats.port}`);
+      const greets = () => probeTcp(nats.port, (line) => line.startsWith('INFO '));
+      expect(await greets()).toBe(true);
+      await nats.kill();
+      expect(await probeTcp(nats.port)).toBe(false);
+      await nats.restart();
+      expect(await greets()).toBe(true);
+    } finally {
+      await nats.stop();
+    }
+    expect(await probeTcp(nats.port)).toBe(false);
+  });
+
+  describe('HAProxy with deploy/haproxy/haproxy.cfg', () => {
+    let a: Awaited<ReturnType<typeof fakeInstance>>;
+    let b: Awaited<ReturnType<typeof fakeInstance>>;
+    let proxy: HaproxyProcess;
+    const states = async (server: string) => (await proxy.serverStates()).filter((s) => s.server === server).map((s) => s.status);
+
+    beforeAll(async () => {
+      [a, b] = await Promise.all([fakeInstance('rmm-a'), fakeInstance('rmm-b')]);
+      // HTTP timeouts of 1 s, so the test sees within seconds that a WebSocket lives by `timeout tunnel`.
+      proxy = await startHaproxy([a, b].map((i) => ({ name: i.name, port: i.port })), { timeouts: { client: '1s', server: '1s' } });
+    });
+    afterAll(async () => {
+      await proxy?.stop();
+      await Promise.all([a?.close(), b?.close()]);
+    });
+
+    it('checks both instances on /readyz and spreads requests over them, with X-Forwarded-For', async () => {
+      // Servers start as "UP 1/2" (not yet confirmed by `rise 2` checks); both checks pass within ~4 s.
+      await vi.waitFor(async () => expect([...(await states('rmm-a')), ...(await states('rmm-b'))]).toEqual(['UP', 'UP', 'UP', 'UP']), { timeout: 10_000 });
+      const names = await who(proxy.url, 8);
+      expect(count(names, 'rmm-a')).toBe(4);
+      expect(count(names, 'rmm-b')).toBe(4);
+      expect([...a.state.forwardedFor, ...b.state.forwardedFor].every((f) => f === '127.0.0.1')).toBe(true);
+    });
+
+    it('keeps an idle WebSocket open past the HTTP timeouts that cut a slow request', async () => {
+      expect((await fetch(`${proxy.url}/slow`)).status).toBe(504);
+      const { ws } = await openSocket(proxy.url);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 2500)); // idle for 2.5 times `timeout client`
+        expect(await echo(ws, 'still here')).toBe('still here');
+      } finally {
+        ws.terminate();
+      }
+    });
+
+    it('stops sending to an instance whose /readyz fails, cuts its sockets, and takes it back when ready', async () => {
+      const first = await openSocket(proxy.url);
+      const second = await openSocket(proxy.url);
+      // leastconn: the second socket goes to the instance without one.
+      expect([first.instance, second.instance].sort()).toEqual(['rmm-a', 'rmm-b']);
+      const [onA, onB] = first.instance === 'rmm-a' ? [first, second] : [second, first];
+
+      b.state.ready = false;
+      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual(['DOWN', 'DOWN']), { timeout: 10_000 });
+      // on-marked-down shutdown-sessions: the agent on the failed instance is cut and will reconnect.
+      await onB.closed;
+      expect(await echo(onA.ws, 'a lives')).toBe('a lives');
+      expect(await who(proxy.url, 6)).toEqual(new Array(6).fill('rmm-a'));
+      const replacement = await openSocket(proxy.url);
+      expect(replacement.instance).toBe('rmm-a');
+
+      b.state.ready = true;
+      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual(['UP', 'UP']), { timeout: 10_000 });
+      // (Round robin lets a server that came back catch up first, so no even split here.)
+      expect(await who(proxy.url, 6)).toContain('rmm-b');
+      // rmm-a holds both sockets now: the next one goes to rmm-b.
+      expect((await openSocket(proxy.url)).instance).toBe('rmm-b');
+      for (const s of [onA, replacement]) s.ws.terminate();
+    });
+  });
+});
