@@ -14,6 +14,7 @@ import updateChannel from './0011_update_channel.js';
 import customerInstallerKeys from './0012_customer_installer_keys.js';
 import alerting from './0013_alerting.js';
 import cluster from './0014_cluster.js';
+import sharedBlobs from './0015_shared_blobs.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -32,4 +33,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0012_customer_installer_keys', customerInstallerKeys],
   ['0013_alerting', alerting],
   ['0014_cluster', cluster],
+  ['0015_shared_blobs', sharedBlobs],
 ];

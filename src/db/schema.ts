@@ -9,6 +9,7 @@ import type {
   NotificationChannelsTable,
   NotificationOutboxTable,
 } from './schema-alerting.js';
+import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
 
 /** A timestamp the database fills in on insert. */
@@ -296,6 +297,8 @@ export interface Database {
   agent_presence: AgentPresenceTable;
   cluster_leases: ClusterLeasesTable;
   cluster_replies: ClusterRepliesTable;
+  blob_chunks: BlobChunksTable;
+  blobs: BlobsTable;
 }
 
 export type {
@@ -311,3 +314,4 @@ export type {
   NotificationEvent,
   NotificationOutboxTable,
 } from './schema-alerting.js';
+export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';

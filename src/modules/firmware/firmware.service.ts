@@ -8,7 +8,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import { invalidPosition, pageOfSorted, type Page, type PageKey, type PageRequest } from '../../platform/paging.js';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStorage } from './blob-store.js';
 import { verifyFirmware } from './firmware-signature.js';
 import * as repo from './firmware.repo.js';
 import { compareVersions } from './versions.js';
@@ -24,7 +24,7 @@ export class FirmwareService {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly blobs: BlobStore,
+    private readonly blobs: BlobStorage,
     private readonly clock: Clock,
     private readonly maxBytes: number,
     /** FIRMWARE_PUBLIC_KEY: when set, only uploads whose signature verifies with it are kept. */

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
-import type { BlobStore } from '../firmware/blob-store.js';
+import type { BlobStorage } from '../firmware/blob-store.js';
 import { isBlobReferenced } from '../firmware/firmware.repo.js';
 import { scopeOf, type Caller } from '../auth/caller.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -31,7 +31,7 @@ const storedPackageRefused = (err: AppError) =>
 export class InstallerService {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly blobs: BlobStore,
+    private readonly blobs: BlobStorage,
     private readonly settings: SettingsService,
     private readonly keys: InstallerKeyService,
     private readonly clock: Clock,
@@ -82,8 +82,11 @@ export class InstallerService {
     for (let attempt = 0; attempt < 2; attempt++) {
       const row = await repo.findInstaller(this.db, platform);
       if (!row) break;
+      // In cluster mode this fetches the package into the local cache first (random access needs a file).
+      const file = await this.blobs.localPath(row.sha256);
+      if (!file) continue;
       try {
-        return await packageWith(this.blobs.pathOf(row.sha256), added);
+        return await packageWith(file, added);
       } catch (err) {
         if (err instanceof AppError && err.code === 'VALIDATION_ERROR') throw storedPackageRefused(err);
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
