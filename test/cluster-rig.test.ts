@@ -1,7 +1,8 @@
 // The cluster test rig on its own (no PostgreSQL, no RMM server): its nats-server can be killed and
 // started again on the same port, and HAProxy with the documented deploy/haproxy/haproxy.cfg spreads
-// requests over two instances, keeps an idle WebSocket open past the HTTP timeouts, stops sending to an
-// instance whose /readyz fails and cuts the sockets it held, and takes it back once it is ready again.
+// requests over two instances, keeps an idle WebSocket open past the HTTP timeouts, sends no requests to an
+// instance whose /readyz fails (its database is away) but leaves its agents' sockets alone, cuts those
+// when its /healthz fails too (it is dead or hung), and takes it back once it answers again.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,11 +11,12 @@ import { clusterToolsSkip, probeTcp, startHaproxy, startNats, type HaproxyProces
 
 const rig = clusterToolsSkip('cluster rig');
 
-/** A stand-in for an RMM instance: /readyz (200 while ready), /who, /slow, and an echoing WebSocket. */
+/** A stand-in for an RMM instance: /healthz, /readyz, /who, /slow, and an echoing WebSocket. */
 async function fakeInstance(name: string) {
-  const state = { ready: true, forwardedFor: [] as string[] };
+  const state = { alive: true, ready: true, forwardedFor: [] as string[] };
   const server = http.createServer((req, res) => {
-    if (req.url === '/readyz') return void res.writeHead(state.ready ? 200 : 503).end();
+    if (req.url === '/healthz') return void res.writeHead(state.alive ? 200 : 503).end();
+    if (req.url === '/readyz') return void res.writeHead(state.alive && state.ready ? 200 : 503).end();
     if (req.url === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 2500);
     state.forwardedFor.push(String(req.headers['x-forwarded-for']));
     res.writeHead(200, { 'content-type': 'text/plain' }).end(name);
@@ -86,7 +88,10 @@ describe.skipIf(rig.skip)(rig.title, () => {
     let a: Awaited<ReturnType<typeof fakeInstance>>;
     let b: Awaited<ReturnType<typeof fakeInstance>>;
     let proxy: HaproxyProcess;
-    const states = async (server: string) => (await proxy.serverStates()).filter((s) => s.server === server).map((s) => s.status);
+    /** HAProxy's verdict on one instance, per backend: { rmm_requests: 'UP', rmm_sockets: 'UP' }. */
+    const states = async (server: string) =>
+      Object.fromEntries((await proxy.serverStates()).filter((s) => s.server === server).map((s) => [s.backend, s.status]));
+    const both = (status: string) => ({ rmm_requests: status, rmm_sockets: status });
 
     beforeAll(async () => {
       [a, b] = await Promise.all([fakeInstance('rmm-a'), fakeInstance('rmm-b')]);
@@ -98,9 +103,9 @@ describe.skipIf(rig.skip)(rig.title, () => {
       await Promise.all([a?.close(), b?.close()]);
     });
 
-    it('checks both instances on /readyz and spreads requests over them, with X-Forwarded-For', async () => {
+    it('checks both instances and spreads requests over them, with X-Forwarded-For', async () => {
       // Servers start as "UP 1/2" (not yet confirmed by `rise 2` checks); both checks pass within ~4 s.
-      await vi.waitFor(async () => expect([...(await states('rmm-a')), ...(await states('rmm-b'))]).toEqual(['UP', 'UP', 'UP', 'UP']), { timeout: 10_000 });
+      await vi.waitFor(async () => expect([await states('rmm-a'), await states('rmm-b')]).toEqual([both('UP'), both('UP')]), { timeout: 10_000 });
       const names = await who(proxy.url, 8);
       expect(count(names, 'rmm-a')).toBe(4);
       expect(count(names, 'rmm-b')).toBe(4);
@@ -118,29 +123,36 @@ describe.skipIf(rig.skip)(rig.title, () => {
       }
     });
 
-    it('stops sending to an instance whose /readyz fails, cuts its sockets, and takes it back when ready', async () => {
+    it('sends no requests to an instance without its database, cuts its sockets once it stops answering, takes it back', async () => {
       const first = await openSocket(proxy.url);
       const second = await openSocket(proxy.url);
       // leastconn: the second socket goes to the instance without one.
       expect([first.instance, second.instance].sort()).toEqual(['rmm-a', 'rmm-b']);
       const [onA, onB] = first.instance === 'rmm-a' ? [first, second] : [second, first];
 
+      // rmm-b lost its database (/readyz 503): requests avoid it, its agents stay connected.
       b.state.ready = false;
-      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual(['DOWN', 'DOWN']), { timeout: 10_000 });
-      // on-marked-down shutdown-sessions: the agent on the failed instance is cut and will reconnect.
+      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual({ rmm_requests: 'DOWN', rmm_sockets: 'UP' }), { timeout: 10_000 });
+      expect(await who(proxy.url, 6)).toEqual(new Array(6).fill('rmm-a'));
+      expect(await echo(onB.ws, 'b holds on')).toBe('b holds on');
+
+      // rmm-b stops answering (/healthz 503, as a hung or vanished instance): on-marked-down
+      // shutdown-sessions cuts its agents, who reconnect to rmm-a.
+      b.state.alive = false;
+      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual(both('DOWN')), { timeout: 10_000 });
       await onB.closed;
       expect(await echo(onA.ws, 'a lives')).toBe('a lives');
-      expect(await who(proxy.url, 6)).toEqual(new Array(6).fill('rmm-a'));
       const replacement = await openSocket(proxy.url);
       expect(replacement.instance).toBe('rmm-a');
 
-      b.state.ready = true;
-      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual(['UP', 'UP']), { timeout: 10_000 });
+      Object.assign(b.state, { alive: true, ready: true });
+      await vi.waitFor(async () => expect(await states('rmm-b')).toEqual(both('UP')), { timeout: 10_000 });
       // (Round robin lets a server that came back catch up first, so no even split here.)
       expect(await who(proxy.url, 6)).toContain('rmm-b');
       // rmm-a holds both sockets now: the next one goes to rmm-b.
-      expect((await openSocket(proxy.url)).instance).toBe('rmm-b');
-      for (const s of [onA, replacement]) s.ws.terminate();
+      const third = await openSocket(proxy.url);
+      expect(third.instance).toBe('rmm-b');
+      for (const s of [onA, replacement, third]) s.ws.terminate();
     });
   });
 });
