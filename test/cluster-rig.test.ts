@@ -2,12 +2,13 @@
 // started again on the same port, and HAProxy with the documented deploy/haproxy/haproxy.cfg spreads
 // requests over two instances, keeps an idle WebSocket open past the HTTP timeouts, sends no requests to an
 // instance whose /readyz fails (its database is away) but leaves its agents' sockets alone, cuts those
-// when its /healthz fails too (it is dead or hung), and takes it back once it answers again.
+// when its /healthz fails too (it is dead or hung), and takes it back once it answers again; with no
+// instance at all it answers 503 as the server would.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { clusterToolsSkip, probeTcp, startHaproxy, startNats, type HaproxyProcess } from './helpers/cluster-rig.js';
+import { clusterToolsSkip, freePort, probeTcp, startHaproxy, startNats, type HaproxyProcess } from './helpers/cluster-rig.js';
 
 const rig = clusterToolsSkip('cluster rig');
 
@@ -82,6 +83,22 @@ describe.skipIf(rig.skip)(rig.title, () => {
       await nats.stop();
     }
     expect(await probeTcp(nats.port)).toBe(false);
+  });
+
+  it('answers 503 in the API\'s error body with Retry-After when no instance can take a request', async () => {
+    // Two instances that are gone: nothing listens on their ports.
+    const gone = await Promise.all(['rmm-a', 'rmm-b'].map(async (name) => ({ name, port: await freePort() })));
+    const proxy = await startHaproxy(gone);
+    try {
+      const res = await fetch(`${proxy.url}/api/v1/agents`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toEqual({ error: expect.any(String), code: 'SERVICE_UNAVAILABLE', request_id: res.headers.get('x-request-id') });
+      expect(body.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   describe('HAProxy with deploy/haproxy/haproxy.cfg', () => {
