@@ -40,6 +40,7 @@ import { VpnService } from '../../modules/vpn/vpn.service.js';
 import { eventRoutes } from '../../modules/agents/events.routes.js';
 import { HeartbeatWriter } from '../../modules/agents/heartbeat-writer.js';
 import { BlobStore } from '../../modules/firmware/blob-store.js';
+import { SharedBlobStore } from '../../modules/firmware/shared-blob-store.js';
 import { firmwareRoutes } from '../../modules/firmware/firmware.routes.js';
 import { FirmwareService } from '../../modules/firmware/firmware.service.js';
 import { UpdateFlags } from '../../modules/firmware/update-flag.js';
@@ -141,7 +142,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // cluster mode, the cluster) who is connected; the cluster hears of every socket the hub takes or drops.
   const hub: AgentHub = new AgentHub(clock, deps.logger, {
     recordEvent: (id, type, at) => agents.recordConnection(id, type, at),
-    onPresence: (id, holding) => cluster?.presenceChanged(id, holding),
+    onPresence: (id, holding, recorded) => cluster?.presenceChanged(id, holding, recorded),
   });
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
   const cluster = deps.config.cluster
@@ -159,6 +160,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     allowLoopback: deps.config.webhookAllowLoopback,
     publicUrl: deps.config.publicUrl,
   });
+  if (cluster) alerting.routeThresholds(cluster.routeThresholds(alerting.thresholds));
   const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
@@ -204,7 +206,16 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // After the hub has closed its sockets (their presence written): give up the lease and leave.
   if (cluster) app.addHook('onClose', () => cluster.stop());
 
-  const blobs = new BlobStore(path.join(deps.config.dataDir, 'blobs'));
+  // In a cluster, every instance serves every blob: PostgreSQL holds them, each instance caches them.
+  const blobDir = path.join(deps.config.dataDir, 'blobs');
+  const blobs = deps.config.cluster ? new SharedBlobStore(deps.db.db, blobDir, deps.logger) : new BlobStore(blobDir);
+  if (blobs instanceof SharedBlobStore) {
+    app.addHook('onReady', async () => {
+      const { imported, missing } = await blobs.importLocal();
+      if (imported > 0) deps.logger.info({ imported }, 'copied this instance\'s firmware and installer files into the shared store');
+      if (missing.length > 0) deps.logger.warn({ missing }, 'firmware or installer files named in the database are in no store');
+    });
+  }
   const firmwareKey = deps.config.firmwarePublicKey ? parsePublicKey(deps.config.firmwarePublicKey) : null;
   const firmware = new FirmwareService(deps.db.db, blobs, clock, deps.config.firmwareMaxBytes, firmwareKey);
   const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings, clock);

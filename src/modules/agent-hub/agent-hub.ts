@@ -53,9 +53,10 @@ export interface AgentHubOptions {
   recordEvent(agentId: string, type: ConnectionEventType, at: Date): Promise<void>;
   /**
    * Told when this hub starts holding an agent's live socket (`true`) and when it stops (`false`),
-   * replaced sockets excluded: cluster mode's presence and command routing (issue 32).
+   * replaced sockets excluded: cluster mode's presence and command routing (issue 32). A socket that
+   * closed comes with its `disconnected` event's recording, which settles once the event is written.
    */
-  onPresence?(agentId: string, holding: boolean): void;
+  onPresence?(agentId: string, holding: boolean, recorded?: Promise<void>): void;
 }
 
 interface LiveAgent {
@@ -328,8 +329,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     // A replaced socket closing is not a disconnect: the agent is still there on its new socket.
     if (this.#live.get(live.agentId) !== live) return;
     this.#live.delete(live.agentId);
-    this.options.onPresence?.(live.agentId, false);
-    this.#record(live.agentId, 'disconnected');
+    this.options.onPresence?.(live.agentId, false, this.#record(live.agentId, 'disconnected'));
     this.onAgentGone(live.agentId);
   }
 
@@ -358,11 +358,12 @@ export class AgentHub implements AgentCommander, AgentConnections {
     }
   }
 
-  #record(agentId: string, type: ConnectionEventType): void {
-    const recording = this.options
+  #record(agentId: string, type: ConnectionEventType): Promise<void> {
+    const recording: Promise<void> = this.options
       .recordEvent(agentId, type, this.clock.now())
       .catch((err: unknown) => this.#logs.warn('connection-event', { err, agentId, type }, 'could not record a connection event'))
       .finally(() => this.#recording.delete(recording));
     this.#recording.add(recording);
+    return recording;
   }
 }

@@ -21,6 +21,7 @@ import { AlertEvaluation } from './alert-evaluation.js';
 import { AlertService } from './alerts.service.js';
 import { TaskOutcomes } from './task-outcomes.js';
 import { ThresholdEvaluator } from './threshold-evaluator.js';
+import type { ThresholdSink } from '../cluster/cluster-thresholds.js';
 
 /** Certificates, backups, pending updates and reminders: minutes matter, seconds do not. */
 const PERIODIC_MS = 60_000;
@@ -46,6 +47,8 @@ export interface AlertingFeature {
   dispatcher: OutboxDispatcher;
   /** For HeartbeatWriter's `committed`: feeds the threshold evaluator. */
   heartbeatsCommitted(accepted: readonly AcceptedHeartbeat[]): void;
+  /** Cluster mode: heartbeats, rule changes and hand resolutions go through `sink` (to the leader's evaluator). */
+  routeThresholds(sink: ThresholdSink): void;
   start(): void;
   stop(): Promise<void>;
 }
@@ -56,7 +59,9 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
   const windows = new MaintenanceWindowService(db, clock);
   const dispatcher = new OutboxDispatcher(db, clock, logger, channels);
   // The engine tells the threshold evaluator about alerts resolved by hand; the evaluator needs the engine.
-  const evaluator: { thresholds?: ThresholdEvaluator } = {};
+  // Everything for the evaluator goes through `sink`: the evaluator itself, or in cluster mode the route
+  // to the leader's (routeThresholds).
+  const sink: { thresholds?: ThresholdSink } = {};
   const engine = new AlertEngine({
     db,
     clock,
@@ -64,14 +69,14 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
     windows: () => windows.snapshot(),
     consoleUrl: async () => deps.publicUrl ?? (await deps.settings.agentUrls()).backend_url?.replace(/\/+$/, '') ?? null,
     queued: () => dispatcher.wake(),
-    resolvedByHand: (alert) => evaluator.thresholds?.forget(alert),
+    resolvedByHand: (alert) => sink.thresholds?.forget(alert),
   });
   const thresholds = new ThresholdEvaluator(db, logger, engine);
-  evaluator.thresholds = thresholds;
+  sink.thresholds = thresholds;
   const evaluation = new AlertEvaluation(db, clock, logger, engine);
   const taskOutcomes = new TaskOutcomes(db, logger, engine);
   const rules = new AlertRuleService(db, clock, {
-    changed: () => thresholds.rulesChanged(),
+    changed: () => sink.thresholds?.rulesChanged(),
     beforeDelete: async (ruleId, by) => {
       const open = await alerts.openOfRule(ruleId);
       await engine.resolve(ruleId, open, by, 'the rule was deleted');
@@ -89,8 +94,11 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
     thresholds,
     taskOutcomes,
     dispatcher,
+    routeThresholds(route) {
+      sink.thresholds = route;
+    },
     heartbeatsCommitted: (accepted) =>
-      thresholds.observe(accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: samplesOf(a.input.parsed) }))),
+      sink.thresholds?.observe(accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: samplesOf(a.input.parsed) }))),
     start() {
       periodic.start();
       dispatcher.start();

@@ -26,6 +26,8 @@ const MAX_PINGS_OUT = 2;
 export class ClusterBus {
   #nc: NatsConnection | undefined;
   #available = false;
+  /** Rejects when the link drops: requests in flight race it. */
+  #lost = lossSignal();
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
 
@@ -58,9 +60,13 @@ export class ClusterBus {
   async request(subject: string, body: unknown, timeoutMs: number): Promise<unknown> {
     const nc = this.#connection();
     let msg: Msg;
+    const asked = nc.request(subject, this.#encode(body), { timeout: timeoutMs });
+    // A link lost while waiting loses the answer too: fail now, not after the whole timeout.
+    asked.catch(() => undefined);
     try {
-      msg = await nc.request(subject, this.#encode(body), { timeout: timeoutMs });
+      msg = await Promise.race([asked, this.#lost.promise]);
     } catch (err) {
+      if (err instanceof BusError) throw err;
       if (err instanceof RequestError && err.isNoResponders()) throw new BusError('no-responders', `nobody holds ${subject}`, { cause: err });
       if (err instanceof TimeoutError || (err instanceof RequestError && err.cause instanceof TimeoutError)) {
         throw new BusError(this.available ? 'timeout' : 'unavailable', `no answer on ${subject} within ${timeoutMs} ms`, { cause: err });
@@ -122,6 +128,8 @@ export class ClusterBus {
   async #watch(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'staleConnection') {
+        this.#lost.reject(new BusError('unavailable', 'the link to NATS was lost while waiting for an answer'));
+        this.#lost = lossSignal();
         if (this.#available) this.logger.warn({ nats: this.url.replace(/\/\/[^@/]*@/, '//') }, 'lost the cluster bus (NATS); cross-instance commands answer 503 until it returns');
         this.#available = false;
       } else if (status.type === 'reconnect') {
@@ -143,4 +151,12 @@ export class ClusterBus {
   #decode(data: Uint8Array): unknown {
     return data.length === 0 ? null : JSON.parse(this.#decoder.decode(data));
   }
+}
+
+/** A promise that rejects when the link is lost; nobody need catch it (requests race it). */
+function lossSignal(): { promise: Promise<never>; reject(err: BusError): void } {
+  let reject!: (err: BusError) => void;
+  const promise = new Promise<never>((_, fail) => (reject = fail));
+  promise.catch(() => undefined);
+  return { promise, reject };
 }

@@ -83,8 +83,8 @@ export class ClusterCommander implements AgentCommander, AgentConnections, Agent
   }
 
   /** The hub took over (`true`) or let go of an agent's socket: serve its subjects here, or stop. */
-  presenceChanged(agentId: string, holding: boolean): void {
-    void this.presence.local(agentId, holding, new Date());
+  presenceChanged(agentId: string, holding: boolean, recorded?: Promise<void>): void {
+    void this.presence.local(agentId, holding, new Date(), recorded);
     if (!holding) {
       for (const sub of this.#held.get(agentId) ?? []) sub.unsubscribe();
       this.#held.delete(agentId);

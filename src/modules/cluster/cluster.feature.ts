@@ -6,10 +6,12 @@ import type { Database } from '../../db/schema.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import type { HubStatusView } from '../agent-hub/hub-status.js';
+import type { ThresholdEvaluator } from '../alerts/threshold-evaluator.js';
 import { BigReplies } from './big-replies.js';
 import { ClusterBus } from './cluster-bus.js';
 import { ClusterCommander } from './cluster-commander.js';
 import { ClusterStatus } from './cluster-status.js';
+import { ClusterThresholds, type ThresholdSink } from './cluster-thresholds.js';
 import { InstanceRegistry } from './instance-registry.js';
 import { LeaderLease } from './leader-lease.js';
 import { ClusterPresence } from './presence.js';
@@ -29,8 +31,10 @@ export interface LeaderWork {
 export interface ClusterFeature {
   commander: ClusterCommander;
   /** For the hub's onPresence (the hub is built before the cluster, which needs the hub). */
-  presenceChanged(agentId: string, holding: boolean): void;
+  presenceChanged(agentId: string, holding: boolean, recorded?: Promise<void>): void;
   status(): Promise<HubStatusView>;
+  /** Routes threshold evaluation to the leader's evaluator (see cluster-thresholds.ts). */
+  routeThresholds(evaluator: ThresholdEvaluator): ThresholdSink;
   start(leaderWork: LeaderWork): Promise<void>;
   stop(): Promise<void>;
 }
@@ -53,8 +57,10 @@ export function createClusterFeature(deps: {
   let leaderWork: LeaderWork | undefined;
   // Leadership changes start and stop the leader's work one after another, never overlapping.
   let handover: Promise<void> = Promise.resolve();
+  let thresholds: ClusterThresholds | undefined;
   const lease = new LeaderLease(db, config.instanceId, logger, (leading) => {
     registry.lead(leading);
+    thresholds?.lead(leading);
     handover = handover.then(async () => {
       if (leading) {
         leaderWork?.start();
@@ -67,8 +73,12 @@ export function createClusterFeature(deps: {
 
   return {
     commander,
-    presenceChanged: (agentId, holding) => commander.presenceChanged(agentId, holding),
+    presenceChanged: (agentId, holding, recorded) => commander.presenceChanged(agentId, holding, recorded),
     status: () => status.gather(),
+    routeThresholds(evaluator) {
+      thresholds = new ClusterThresholds(bus, evaluator, logger);
+      return thresholds;
+    },
     async start(work) {
       leaderWork = work;
       logger.info({ nats: config.natsUrl.replace(/\/\/[^@/]*@/, '//') }, 'cluster mode: connecting to NATS');
@@ -76,6 +86,7 @@ export function createClusterFeature(deps: {
       await registry.start();
       presence.start();
       status.serve();
+      thresholds?.start();
       lease.start();
     },
     async stop() {

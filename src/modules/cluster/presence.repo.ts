@@ -65,11 +65,15 @@ export async function reapInstances(db: Db, opts: { deadAfterMs: number; self?: 
       returning id, last_seen_at
     ), gone as (
       delete from agent_presence p using dead where p.instance_id = dead.id
-      returning p.agent_id, dead.last_seen_at
+      returning p.agent_id, p.connected_at, dead.last_seen_at
     ), written as (
       insert into agent_events (agent_id, type, created_at)
-      select g.agent_id, 'disconnected', g.last_seen_at from gone g
+      select g.agent_id, 'disconnected', greatest(g.last_seen_at, g.connected_at) from gone g
       where exists (select 1 from agents a where a.id = g.agent_id for key share)
+        -- The instance wrote this connection's event itself and died before deleting its row.
+        and not exists (
+          select 1 from agent_events e
+          where e.agent_id = g.agent_id and e.type = 'disconnected' and e.created_at >= g.connected_at)
       returning 1
     )
     select count(*)::int as n from written`.execute(db);

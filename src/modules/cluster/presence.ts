@@ -57,10 +57,17 @@ export class ClusterPresence {
     clearInterval(this.#timer);
   }
 
-  /** This instance took over (`up`) or let go of an agent's socket. */
-  local(agentId: string, up: boolean, at: Date): Promise<void> {
+  /**
+   * This instance took over (`up`) or let go of an agent's socket: the others hear it at once; the
+   * table is written once `before` settles. A closed socket's row goes only after its `disconnected`
+   * event is written: should this instance die in between, the reaper still finds the row and writes
+   * the event (and finding the event already written, does not write it twice).
+   */
+  local(agentId: string, up: boolean, at: Date, before: Promise<unknown> = Promise.resolve()): Promise<void> {
     this.bus.publish(PRESENCE_SUBJECT, { instance: this.instanceId, agent: agentId, up } satisfies Announcement);
-    return this.#writes.submit({ agentId, up, at }).catch((err: unknown) => this.logger.warn({ err, agentId }, 'could not record where the agent is connected'));
+    return before
+      .then(() => this.#writes.submit({ agentId, up, at }))
+      .catch((err: unknown) => this.logger.warn({ err, agentId }, 'could not record where the agent is connected'));
   }
 
   /** The other instance holding the agent's socket, if any. */
