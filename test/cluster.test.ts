@@ -1,51 +1,85 @@
 // Cluster mode (issue 32) with real parts: two server processes on one PostgreSQL database, a real
-// nats-server of the test's own (so it can be killed), and reference agents on real sockets. Cluster
+// nats-server of the test's own (so it can be killed), the documented HAProxy configuration in front,
+// and reference agents connecting through HAProxy on real sockets. Cluster
 // mode needs PostgreSQL, so this runs in the PostgreSQL pass.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { ReferenceAgent } from '../src/agent/reference-agent.js';
-import { startClusterPair, type ClusterPair } from './helpers/cluster-instances.js';
-import { startNats } from './helpers/cluster-rig.js';
+import { startClusterPair, type ClusterPair, type Instance } from './helpers/cluster-instances.js';
+import { clusterToolsSkip, startHaproxy, startNats, type HaproxyProcess, type NatsProcess } from './helpers/cluster-rig.js';
 import { testDbKind } from './helpers/db.js';
 import { apiKey } from './helpers/identity.js';
 import { PROCESS_TEST_TIMEOUT_MS } from './helpers/spawn-server.js';
 
-describe.skipIf(testDbKind() !== 'postgres')('cluster mode: two instances, one database, NATS between them', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
-  let nats: Awaited<ReturnType<typeof startNats>>;
+const rig = clusterToolsSkip('cluster mode: two instances behind HAProxy, one database, NATS between them');
+
+describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  let nats: NatsProcess;
+  let haproxy: HaproxyProcess;
   let c: ClusterPair;
-  let onA: ReferenceAgent;
-  let onB: ReferenceAgent;
+  let first: ReferenceAgent;
+  let second: ReferenceAgent;
+  /** Where each agent's socket is, from /hub/status. */
+  const holders = new Map<string, Instance>();
 
   beforeAll(async () => {
     nats = await startNats();
     c = await startClusterPair(nats.url);
-    [onA, onB] = await Promise.all([c.startAgent(c.a, 'fw-on-a'), c.startAgent(c.b, 'pve-on-b')]);
+    haproxy = await startHaproxy([
+      { name: 'rmm-a', port: c.a.proc.port },
+      { name: 'rmm-b', port: c.b.proc.port },
+    ]);
+    await vi.waitFor(async () => expect((await haproxy.serverStates()).every((s) => s.status === 'UP')).toBe(true), { timeout: 15_000 });
+    // Agents reach the instances only through HAProxy, as in production; it spreads them (leastconn).
+    first = await c.startAgent(haproxy.url, 'fw-first');
+    second = await c.startAgent(haproxy.url, 'pve-second');
+    await locateAgents();
   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(async () => {
     await c?.close();
+    await haproxy?.stop();
     await nats?.stop();
   });
 
-  const exec = (via: ClusterPair['a'], agent: ReferenceAgent, command: string) => c.call(via, 'POST', `/agents/${agent.agentId}/exec`, { command });
+  async function locateAgents(): Promise<void> {
+    const { json } = await c.call(c.a, 'GET', '/hub/status');
+    for (const entry of json.agents as Array<{ agent_id: string; instance_id: string }>) holders.set(entry.agent_id, entry.instance_id === 'a' ? c.a : c.b);
+  }
+  const holder = (agent: ReferenceAgent) => holders.get(agent.agentId!)!;
+  /** The instance that does not hold the agent's socket. */
+  const elsewhere = (agent: ReferenceAgent) => (holder(agent) === c.a ? c.b : c.a);
+  const exec = (via: Instance, agent: ReferenceAgent, command: string) => c.call(via, 'POST', `/agents/${agent.agentId}/exec`, { command });
 
   it('carries a command posted through either instance to an agent connected to the other, large answers included', async () => {
-    const viaB = await exec(c.b, onA, 'echo from-a');
-    expect(viaB.status, JSON.stringify(viaB.json)).toBe(200);
-    expect(viaB.json).toMatchObject({ exit_code: 0, stdout: 'from-a\n' });
-    const viaA = await exec(c.a, onB, 'echo from-b');
-    expect(viaA.json).toMatchObject({ exit_code: 0, stdout: 'from-b\n' });
+    for (const agent of [first, second]) {
+      const across = await exec(elsewhere(agent), agent, `echo from-${agent.hostname}`);
+      expect(across.status, JSON.stringify(across.json)).toBe(200);
+      expect(across.json).toMatchObject({ exit_code: 0, stdout: `from-${agent.hostname}\n` });
+      // And through the load balancer, wherever that lands.
+      const balanced = await fetch(`${haproxy.url}/api/v1/agents/${agent.agentId}/exec`, {
+        method: 'POST',
+        headers: { ...apiKey(c.adminKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ command: 'echo balanced' }),
+      });
+      expect(await balanced.json()).toMatchObject({ stdout: 'balanced\n' });
+    }
+    // Through each instance to an agent on the other (with two agents on one instance, the other has none).
+    for (const via of [c.a, c.b]) {
+      const target = [first, second].find((agent) => holder(agent) !== via);
+      if (target) expect((await exec(via, target, 'echo x')).json).toMatchObject({ stdout: 'x\n' });
+    }
     // 400 KB of output: more than a bus message should carry, so it goes through the database.
-    const big = await exec(c.b, onA, "head -c 400000 /dev/zero | tr '\\0' x");
+    const big = await exec(elsewhere(first), first, "head -c 400000 /dev/zero | tr '\\0' x");
     expect(big.status).toBe(200);
     expect(big.json.stdout).toBe('x'.repeat(400_000));
     // The agent's own failure comes back as it would on one instance.
-    const failed = await c.call(c.b, 'POST', `/agents/${onA.agentId}/exec`, { command: 'sleep 5', timeout: 1 });
+    const failed = await c.call(elsewhere(first), 'POST', `/agents/${first.agentId}/exec`, { command: 'sleep 5', timeout: 1 });
     expect(failed.json).toMatchObject({ timed_out: true });
     // Both instances call the agents connected.
     for (const via of [c.a, c.b]) {
-      for (const agent of [onA, onB]) expect((await c.call(via, 'GET', `/agents/${agent.agentId}`)).json.connected).toBe(true);
+      for (const agent of [first, second]) expect((await c.call(via, 'GET', `/agents/${agent.agentId}`)).json.connected).toBe(true);
     }
   });
 
@@ -68,7 +102,7 @@ describe.skipIf(testDbKind() !== 'postgres')('cluster mode: two instances, one d
       return c.leader()!;
     }, { timeout: 30_000 });
     const follower = leader === c.a ? c.b : c.a;
-    const agent = leader === c.a ? onB : onA;
+    const agent = first;
     // Made through the follower: the leader must hear of the new rule.
     const rule = await c.call(follower, 'POST', '/alert-rules', {
       name: 'CPU busy (cluster)',
@@ -94,15 +128,13 @@ describe.skipIf(testDbKind() !== 'postgres')('cluster mode: two instances, one d
   it('lists every agent and both instances in /hub/status, from either instance', async () => {
     for (const via of [c.a, c.b]) {
       const { json } = await c.call(via, 'GET', '/hub/status');
-      expect(json.agents.map((a: { agent_id: string; instance_id: string }) => [a.agent_id, a.instance_id]).sort()).toEqual(
-        [
-          [onA.agentId, 'a'],
-          [onB.agentId, 'b'],
-        ].sort(),
-      );
+      const listed = json.agents.map((a: { agent_id: string; instance_id: string }) => [a.agent_id, a.instance_id]);
+      expect(listed).toEqual(expect.arrayContaining([first, second].map((agent) => [agent.agentId, holder(agent).id])));
+      expect(listed).toHaveLength(2);
+      const perInstance = (id: string) => [first, second].filter((agent) => holder(agent).id === id).length;
       expect(json.instances.map((i: { instance_id: string; reachable: boolean; agents: number }) => [i.instance_id, i.reachable, i.agents])).toEqual([
-        ['a', true, 1],
-        ['b', true, 1],
+        ['a', true, perInstance('a')],
+        ['b', true, perInstance('b')],
       ]);
     }
   });
@@ -136,32 +168,39 @@ describe.skipIf(testDbKind() !== 'postgres')('cluster mode: two instances, one d
 
   it('keeps serving its own agents while NATS is down, answers 503 CLUSTER_UNAVAILABLE across, and recovers when NATS returns', async () => {
     await nats.kill();
-    await vi.waitFor(async () => expect((await exec(c.a, onB, 'true')).status).toBe(503), { timeout: 20_000, interval: 500 });
-    const across = await exec(c.a, onB, 'true');
-    expect(across.json).toMatchObject({ code: 'CLUSTER_UNAVAILABLE' });
-    expect((await exec(c.a, onA, 'echo still-here')).json).toMatchObject({ stdout: 'still-here\n' });
-    expect((await exec(c.b, onB, 'echo still-here')).json).toMatchObject({ stdout: 'still-here\n' });
+    const across = elsewhere(first);
+    await vi.waitFor(async () => expect((await exec(across, first, 'true')).status).toBe(503), { timeout: 20_000, interval: 500 });
+    expect((await exec(across, first, 'true')).json).toMatchObject({ code: 'CLUSTER_UNAVAILABLE' });
+    for (const agent of [first, second]) expect((await exec(holder(agent), agent, 'echo still-here')).json).toMatchObject({ stdout: 'still-here\n' });
     await nats.restart();
-    await vi.waitFor(async () => expect((await exec(c.a, onB, 'echo across-again')).json).toMatchObject({ stdout: 'across-again\n' }), { timeout: 30_000, interval: 500 });
-    expect((await exec(c.b, onA, 'echo across-again')).json).toMatchObject({ stdout: 'across-again\n' });
+    for (const agent of [first, second]) {
+      await vi.waitFor(async () => expect((await exec(elsewhere(agent), agent, 'echo across-again')).json).toMatchObject({ stdout: 'across-again\n' }), {
+        timeout: 30_000,
+        interval: 500,
+      });
+    }
   });
 
-  it('hands the once-per-cluster work to the survivor when the leader is killed, and records its agents disconnected once', async () => {
+  it('hands the once-per-cluster work to the survivor when the leader is killed; its agents come back through HAProxy, each with one disconnected event', async () => {
     await vi.waitFor(() => expect(c.leader()).toBeDefined(), { timeout: 30_000 });
     const leader = c.leader()!;
     const survivor = leader === c.a ? c.b : c.a;
-    const stranded = leader === c.a ? onA : onB;
-    // Its agent keeps trying the dead instance (no load balancer here to move it).
-    const kept = leader === c.a ? onB : onA;
+    const stranded = [first, second].filter((agent) => holder(agent) === leader);
+    const before = new Map(await Promise.all(stranded.map(async (agent) => [agent.agentId!, await disconnects(survivor, agent)] as const)));
     leader.proc.kill('SIGKILL');
     await leader.proc.exited;
     await vi.waitFor(() => expect(c.leader()).toBe(survivor), { timeout: 30_000, interval: 500 });
-    // The dead instance could not write it: the survivor's reaper does, once, then and after more rounds.
-    const disconnects = async () =>
-      (await c.call(survivor, 'GET', `/agents/${stranded.agentId}/events`)).json.filter((e: { type: string }) => e.type === 'disconnected').length;
-    await vi.waitFor(async () => expect(await disconnects()).toBe(1), { timeout: 30_000, interval: 500 });
+    // HAProxy cuts and reroutes their sockets; the survivor's reaper writes each one disconnected event.
+    for (const agent of [first, second]) {
+      await vi.waitFor(async () => expect((await exec(survivor, agent, 'echo back')).json).toMatchObject({ stdout: 'back\n' }), { timeout: 30_000, interval: 500 });
+    }
+    for (const agent of stranded) {
+      await vi.waitFor(async () => expect(await disconnects(survivor, agent)).toBe(before.get(agent.agentId!)! + 1), { timeout: 30_000, interval: 500 });
+    }
     await sleep(6_000);
-    expect(await disconnects()).toBe(1);
-    expect((await exec(survivor, kept, 'echo survivor')).json).toMatchObject({ stdout: 'survivor\n' });
+    for (const agent of stranded) expect(await disconnects(survivor, agent)).toBe(before.get(agent.agentId!)! + 1);
   });
+
+  const disconnects = async (via: Instance, agent: ReferenceAgent) =>
+    (await c.call(via, 'GET', `/agents/${agent.agentId}/events`)).json.filter((e: { type: string }) => e.type === 'disconnected').length;
 });

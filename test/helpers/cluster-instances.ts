@@ -24,7 +24,8 @@ export interface ClusterPair {
   agentKey: string;
   /** Starts (or, after a kill, starts again) an instance with the pair's settings. */
   startInstance(id: string): Promise<Instance>;
-  startAgent(instance: Instance, name: string): Promise<ReferenceAgent>;
+  /** A reference agent against `serverUrl` (an instance's url, or the load balancer's). */
+  startAgent(serverUrl: string, name: string): Promise<ReferenceAgent>;
   /** fetch against an instance's API with the admin key (JSON in and out). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies of many shapes, each checked by the test's expectations
   call(instance: Instance, method: string, route: string, body?: unknown): Promise<{ status: number; json: any }>;
@@ -104,11 +105,11 @@ export async function startClusterPair(natsUrl: string): Promise<ClusterPair> {
     agentKey,
     startInstance,
     call: (instance, method, route, body) => call(instance, method, route, body),
-    async startAgent(instance, name) {
+    async startAgent(serverUrl, name) {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-cluster-agent-'));
       agentDirs.push(dir);
       const agent = new ReferenceAgent({
-        serverUrl: instance.url,
+        serverUrl,
         apiKey: agentKey,
         stateFile: path.join(dir, 'state.json'),
         platform: 'linux',
