@@ -125,6 +125,17 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
     expect((await c.call(follower, 'DELETE', `/alert-rules/${rule.json.id}`)).status).toBe(200);
   });
 
+  it('refuses a deleted API key at once on every instance, not only where it was deleted', async () => {
+    const created = await c.call(c.a, 'POST', '/apikeys', { name: 'short-lived', permissions: 'read' });
+    expect(created.status).toBe(201);
+    const use = async (via: Instance) => (await fetch(`${via.api}/agents`, { headers: apiKey(created.json.key) })).status;
+    // Used on B first, so B holds the lookup in its cache.
+    expect(await use(c.b)).toBe(200);
+    expect((await c.call(c.a, 'DELETE', `/apikeys/${created.json.id}`)).status).toBe(200);
+    await vi.waitFor(async () => expect(await use(c.b)).toBe(401), { timeout: 2_000, interval: 100 });
+    expect(await use(c.a)).toBe(401);
+  });
+
   it('lists every agent and both instances in /hub/status, from either instance', async () => {
     for (const via of [c.a, c.b]) {
       const { json } = await c.call(via, 'GET', '/hub/status');

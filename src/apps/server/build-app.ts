@@ -23,6 +23,7 @@ import { MAX_MESSAGE_BYTES } from '../../modules/agent-hub/agent-protocol.js';
 import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
 import { localHubStatus } from '../../modules/agent-hub/hub-status.js';
 import { createClusterFeature } from '../../modules/cluster/cluster.feature.js';
+import { internalUrlOf } from '../../modules/cluster/cluster-tunnels.js';
 import { AgentService } from '../../modules/agents/agents.service.js';
 import { ConnectionBatches } from '../../modules/agents/connection-batches.js';
 import { backupRoutes } from '../../modules/backups/backups.routes.js';
@@ -149,6 +150,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     ? createClusterFeature({ db: deps.db.db, logger: deps.logger, config: deps.config.cluster, hub, localStatus: () => localHubStatus(hub, tunnels) })
     : undefined;
   const commander = cluster?.commander ?? hub;
+  const remoteTunnels = cluster?.tunnels(tunnels, () => internalUrlOf(app.server.address(), deps.config.host, deps.config.cluster!.advertiseAddress));
   const agents: AgentService = new AgentService(deps.db.db, clock, commander, new ConnectionBatches(deps.db.db, deps.db.dialect));
   const backups = new BackupService(deps.db.db, agents, commander, clock);
   const alerting = createAlertingFeature({
@@ -160,7 +162,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     allowLoopback: deps.config.webhookAllowLoopback,
     publicUrl: deps.config.publicUrl,
   });
-  if (cluster) alerting.routeThresholds(cluster.routeThresholds(alerting.thresholds));
+  if (cluster) {
+    alerting.routeThresholds(cluster.routeThresholds(alerting.thresholds));
+    cluster.shareKeyRevocations(core.apiKeys);
+  }
   const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
@@ -236,8 +241,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
       await api.register(commandRoutes, { commander, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
-      await api.register(tunnelRoutes, { tunnels, agents });
-      await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });
+      await api.register(tunnelRoutes, { tunnels, agents, remote: remoteTunnels, advertiseAddress: deps.config.cluster?.advertiseAddress });
+      await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger, remote: remoteTunnels });
       await api.register(backupRoutes, { backups });
       await api.register(taskRoutes, { tasks: tasks.service });
       if (deps.config.terminal.enabled) {

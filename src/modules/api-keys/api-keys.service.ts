@@ -20,18 +20,27 @@ export interface NewApiKey {
 
 /**
  * Every agent request presents a key, so lookups are cached briefly. Deleting a key (or its customer)
- * here forgets the cache at once; another server sharing the database notices within the TTL.
+ * forgets the cache at once, here and (cluster mode, over the bus) on the other instances; an instance
+ * that missed the message (the bus was down) notices within the TTL.
  */
 const CACHE_TTL_MS = 10_000;
 const CACHE_MAX_ENTRIES = 20_000;
 
 export class ApiKeyService {
   readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
+  /** Cluster mode: tells the other instances to forget their cached lookups too (a revoked key stops everywhere). */
+  onKeysDeleted: () => void = () => undefined;
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Drops every cached key lookup (after keys were deleted by any route). */
+  /** Drops every cached key lookup (after keys were deleted by any route), here and, in a cluster, everywhere. */
   forgetCachedKeys(): void {
+    this.forgetCachedKeysHere();
+    this.onKeysDeleted();
+  }
+
+  /** Drops this instance's cached lookups only (told by another instance). */
+  forgetCachedKeysHere(): void {
     this.#cache.clear();
   }
 

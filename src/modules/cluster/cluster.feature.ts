@@ -7,14 +7,19 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import type { HubStatusView } from '../agent-hub/hub-status.js';
 import type { ThresholdEvaluator } from '../alerts/threshold-evaluator.js';
+import type { TunnelManager } from '../tunnels/tunnel-manager.js';
+import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 import { BigReplies } from './big-replies.js';
 import { ClusterBus } from './cluster-bus.js';
 import { ClusterCommander } from './cluster-commander.js';
 import { ClusterStatus } from './cluster-status.js';
+import { ClusterTunnels } from './cluster-tunnels.js';
 import { ClusterThresholds, type ThresholdSink } from './cluster-thresholds.js';
 import { InstanceRegistry } from './instance-registry.js';
 import { LeaderLease } from './leader-lease.js';
 import { ClusterPresence } from './presence.js';
+
+const KEYS_DELETED = 'rmm.cluster.api-keys.deleted';
 
 export interface ClusterConfig {
   natsUrl: string;
@@ -33,6 +38,10 @@ export interface ClusterFeature {
   /** For the hub's onPresence (the hub is built before the cluster, which needs the hub). */
   presenceChanged(agentId: string, holding: boolean, recorded?: Promise<void>): void;
   status(): Promise<HubStatusView>;
+  /** Cached API-key lookups are forgotten on every instance when keys are deleted on one. */
+  shareKeyRevocations(apiKeys: ApiKeyService): void;
+  /** Tunnels of agents held by other instances, and this instance's answers for its own (cluster-tunnels.ts). */
+  tunnels(manager: TunnelManager, localUrl: () => string | undefined): ClusterTunnels;
   /** Routes threshold evaluation to the leader's evaluator (see cluster-thresholds.ts). */
   routeThresholds(evaluator: ThresholdEvaluator): ThresholdSink;
   start(leaderWork: LeaderWork): Promise<void>;
@@ -58,6 +67,8 @@ export function createClusterFeature(deps: {
   // Leadership changes start and stop the leader's work one after another, never overlapping.
   let handover: Promise<void> = Promise.resolve();
   let thresholds: ClusterThresholds | undefined;
+  /** Subscriptions features asked for before the bus was connected. */
+  const subscriptions: Array<() => void> = [];
   const lease = new LeaderLease(db, config.instanceId, logger, (leading) => {
     registry.lead(leading);
     thresholds?.lead(leading);
@@ -75,6 +86,17 @@ export function createClusterFeature(deps: {
     commander,
     presenceChanged: (agentId, holding, recorded) => commander.presenceChanged(agentId, holding, recorded),
     status: () => status.gather(),
+    shareKeyRevocations(apiKeys) {
+      apiKeys.onKeysDeleted = () => bus.publish(KEYS_DELETED, { by: config.instanceId });
+      subscriptions.push(() => bus.subscribe(KEYS_DELETED, (body) => {
+        if ((body as { by?: string } | null)?.by !== config.instanceId) apiKeys.forgetCachedKeysHere();
+      }));
+    },
+    tunnels(manager, localUrl) {
+      const remote = new ClusterTunnels(manager, deps.hub, bus, presence, config.instanceId, config.advertiseAddress, localUrl, logger);
+      subscriptions.push(() => remote.serve());
+      return remote;
+    },
     routeThresholds(evaluator) {
       thresholds = new ClusterThresholds(bus, evaluator, logger);
       return thresholds;
@@ -86,6 +108,7 @@ export function createClusterFeature(deps: {
       await registry.start();
       presence.start();
       status.serve();
+      for (const subscribe of subscriptions) subscribe();
       thresholds?.start();
       lease.start();
     },
