@@ -63,6 +63,8 @@ export class TunnelManager {
   readonly #cuts: LogThrottle;
   /** Refused connections are logged once per tunnel and minute, with a count: a port scan must not flood the log. */
   readonly #refusals: LogThrottle;
+  /** Told of every tunnel opened (`true`) and closed: in cluster mode, the instance answers for its tunnels on the bus. */
+  onTunnelChange: (tunnel: Tunnel, open: boolean) => void = () => undefined;
 
   constructor(
     private readonly hub: AgentHub,
@@ -121,6 +123,7 @@ export class TunnelManager {
     };
     tunnel.port = await this.#listenOnFreePort(tunnel.server);
     this.#tunnels.set(tunnel.id, tunnel);
+    this.onTunnelChange(tunnel, true);
     this.logger.info({ agentId, tunnelId: tunnel.id, port: tunnel.port, allowFrom: tunnel.allowFrom.entries }, 'tunnel opened');
     return tunnel;
   }
@@ -258,6 +261,7 @@ export class TunnelManager {
 
   async #close(tunnel: Tunnel): Promise<void> {
     if (!this.#tunnels.delete(tunnel.id)) return;
+    this.onTunnelChange(tunnel, false);
     for (const session of [...tunnel.sessions.values()]) session.close('tunnel');
     await new Promise<void>((resolve) => tunnel.server.close(() => resolve()));
     this.logger.info({ agentId: tunnel.agentId, tunnelId: tunnel.id }, 'tunnel closed');
