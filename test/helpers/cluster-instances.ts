@@ -18,6 +18,8 @@ export interface Instance {
 
 export interface ClusterPair {
   place: ProcessDataPlace;
+  /** The PostgreSQL database both instances use. */
+  databaseUrl: string;
   a: Instance;
   b: Instance;
   adminKey: string;
@@ -38,7 +40,8 @@ const ADMIN_PASSWORD = 'cluster-admin-password';
 const LEADS = 'this instance now leads the cluster (runs the once-per-cluster work)';
 const LEADS_NO_MORE = 'this instance no longer leads the cluster';
 
-export async function startClusterPair(natsUrl: string): Promise<ClusterPair> {
+/** `env`: more settings for both instances (a short MONITOR_INTERVAL_SECONDS, say). */
+export async function startClusterPair(natsUrl: string, env: Record<string, string> = {}): Promise<ClusterPair> {
   const place = await createProcessDataPlace();
   const agentDirs: string[] = [];
   const agents: ReferenceAgent[] = [];
@@ -51,6 +54,7 @@ export async function startClusterPair(natsUrl: string): Promise<ClusterPair> {
     JWT_SECRET: 'cluster-test-jwt-secret-0123456789abcdef',
     ENCRYPTION_KEY: 'cluster-test-encryption-key-0123456789ab',
     ADMIN_PASSWORD,
+    ...env,
   };
 
   async function startInstance(id: string): Promise<Instance> {
@@ -99,6 +103,7 @@ export async function startClusterPair(natsUrl: string): Promise<ClusterPair> {
 
   return {
     place,
+    databaseUrl: place.env.DATABASE_URL!,
     a,
     b,
     adminKey,

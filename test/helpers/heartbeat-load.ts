@@ -23,7 +23,19 @@ export interface LoadAgent {
   socket: WebSocket;
   /** Close code once its socket closed; undefined while open. */
   closedWith: number | undefined;
+  /** With `reconnect`: sockets opened again after one was lost. */
+  reconnects: number;
 }
+
+export interface LoadOptions {
+  /**
+   * A lost socket is opened again after a uniformly random 0–8 s (the reference agent's full jitter),
+   * until it opens: for tests where a server instance dies and a load balancer sends agents elsewhere.
+   */
+  reconnect?: boolean;
+}
+
+const RECONNECT_WINDOW_MS = 8_000;
 
 export class HeartbeatLoad {
   readonly agents: LoadAgent[] = [];
@@ -35,35 +47,57 @@ export class HeartbeatLoad {
   #loops: Promise<void>[] = [];
   #stopped = new AbortController();
 
+  #closing = false;
+
   private constructor(
     private readonly base: string,
     private readonly key: string,
+    private readonly options: LoadOptions,
   ) {}
 
   /** Registers `count` agents with an agent key and opens their sockets (resolves once all are open). */
-  static async connect(base: string, key: string, count: number): Promise<HeartbeatLoad> {
-    const load = new HeartbeatLoad(base, key);
+  static async connect(base: string, key: string, count: number, options: LoadOptions = {}): Promise<HeartbeatLoad> {
+    const load = new HeartbeatLoad(base, key, options);
     // Every agent's pause listens on the one stop signal.
     setMaxListeners(count + 100, load.#stopped.signal);
     const ids = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
     for (let i = 0; i < ids.length; i += 50) {
       await Promise.all(ids.slice(i, i + 50).map((id, j) => load.#register(id, `restart-${i + j}`)));
     }
-    const wsBase = base.replace(/^http/, 'ws');
     await Promise.all(
-      ids.map(
-        (id) =>
-          new Promise<void>((resolve, reject) => {
-            const socket = new WebSocket(`${wsBase}/api/v1/agent/ws?agent_id=${id}`, { headers: { 'x-api-key': key } });
-            const agent: LoadAgent = { id, acked: [], socket, closedWith: undefined };
-            socket.once('open', () => resolve());
-            socket.once('error', reject);
-            socket.on('close', (code) => (agent.closedWith = code));
-            load.agents.push(agent);
-          }),
-      ),
+      ids.map((id) => {
+        const agent: LoadAgent = { id, acked: [], socket: undefined as unknown as WebSocket, closedWith: undefined, reconnects: 0 };
+        load.agents.push(agent);
+        return load.#open(agent);
+      }),
     );
     return load;
+  }
+
+  /** Opens the agent's socket; resolves once open, rejects when the first try fails. */
+  #open(agent: LoadAgent): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const socket = new WebSocket(`${this.base.replace(/^http/, 'ws')}/api/v1/agent/ws?agent_id=${agent.id}`, { headers: { 'x-api-key': this.key } });
+      agent.socket = socket;
+      agent.closedWith = undefined;
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+      socket.on('error', () => undefined); // a later error is followed by `close`, handled there
+      socket.on('close', (code) => {
+        agent.closedWith = code;
+        if (this.options.reconnect && !this.#closing) this.#reopenLater(agent);
+      });
+    });
+  }
+
+  #reopenLater(agent: LoadAgent): void {
+    setTimeout(() => {
+      if (this.#closing) return;
+      this.#open(agent).then(
+        () => agent.reconnects++,
+        () => undefined, // its close event schedules the next try
+      );
+    }, Math.random() * RECONNECT_WINDOW_MS);
   }
 
   /** Starts every agent's heartbeat loop. */
@@ -88,6 +122,7 @@ export class HeartbeatLoad {
 
   /** Stops the loops and closes the sockets. */
   async close(): Promise<void> {
+    this.#closing = true;
     await this.stop();
     for (const agent of this.agents) agent.socket.terminate();
   }
