@@ -18,6 +18,8 @@ export interface TerminalOptions {
   shell: string | undefined;
   allowedOrigins: readonly string[];
   audit: AuditService;
+  /** Cluster mode: this instance's id, told to the client first, since the shell runs here (INSTANCE_ID). */
+  instanceId?: string;
 }
 
 const size = (fallback: number) => z.coerce.number().int().min(1).max(1000).default(fallback);
@@ -36,6 +38,7 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
         'Sign in with `token=<JWT>` (browsers cannot set headers on WebSockets) or `Authorization: Bearer`. API keys of any permission → 401. An `Origin` must be this server\'s or listed in ALLOWED_ORIGINS (else 403). At most 5 sessions per user (429). ' +
         'Client → server: binary messages are keystrokes; text messages are JSON control frames `{"type":"resize","cols":N,"rows":N}`. Server → client: binary output. ' +
         'The shell (TERMINAL_SHELL) is killed when the socket closes; the socket closes when the shell exits (1000) or after 30 minutes without input or output (4008). TERMINAL_ENABLED=false → 404. ' +
+        'In cluster mode the shell runs on the server instance this WebSocket reached (behind a load balancer, whichever it chose), not on every instance: its first message, before any output, is the text message `{"type":"instance","instance_id":"<INSTANCE_ID>"}`, and the console shows it. On one server no such message is sent. ' +
         'The audit log records `terminal.start` and `terminal.end` (the end entry\'s path is `/api/v1/terminal;duration_s=N;reason=client|shell|idle`, its status_code the close code: 1000, or 4008 idle).' +
         WEBSOCKET_ONLY_NOTE,
       tags: ['terminal'],
@@ -60,6 +63,7 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
       const entry = (action: string, path: string, status: number) => ({ actor_type: 'user' as const, actor: caller.username, action, method: 'GET', path, status_code: status, ip: request.ip });
       const log = (err: unknown) => request.log.error({ err }, 'terminal audit entry failed');
       options.audit.recordSoon(entry('terminal.start', '/api/v1/terminal', 101), log);
+      if (options.instanceId) socket.send(JSON.stringify({ type: 'instance', instance_id: options.instanceId }));
       try {
         new TerminalSession(socket, { shell, cols: request.query.cols, rows: request.query.rows, username: caller.username }, (end) => {
           const left = (sessions.get(caller.userId) ?? 1) - 1;

@@ -17,6 +17,8 @@ type Phase = { kind: 'connecting' } | { kind: 'open' } | { kind: 'ended'; reason
 export function TerminalPage() {
   const host = useRef<HTMLDivElement>(null);
   const [phase, setPhase] = useState<Phase>({ kind: 'connecting' });
+  // Cluster mode: the shell runs on the one server instance the socket reached, not on all of them.
+  const [instanceId, setInstanceId] = useState<string | null>(null);
   // Bumped by "New session": the effect below tears the old terminal down and starts a new one.
   const [generation, setGeneration] = useState(0);
   // The open terminal and its socket, for the touch keys.
@@ -27,6 +29,7 @@ export function TerminalPage() {
     const element = host.current;
     if (!element) return;
     setPhase({ kind: 'connecting' });
+    setInstanceId(null);
     const term = new Terminal({ cursorBlink: true, fontSize: 14, scrollback: 5000, theme: { background: '#0d1117' } });
     const fit = new FitAddon();
     term.loadAddon(fit);
@@ -42,6 +45,7 @@ export function TerminalPage() {
           term.focus();
         },
         output: (bytes) => term.write(bytes),
+        instance: (id) => setInstanceId(id),
         closed: (reason) => {
           setPhase({ kind: 'ended', reason });
           term.options.disableStdin = true;
@@ -76,6 +80,7 @@ export function TerminalPage() {
         <span className="muted" role="status">
           {phase.kind === 'connecting' ? 'Connecting…' : phase.kind === 'open' ? 'A shell on the RMM server. Start and end are written to the audit log.' : phase.reason}
         </span>
+        {instanceId !== null ? <span className="muted">Shell on server instance {instanceId}</span> : null}
         {phase.kind === 'ended' ? (
           <button type="button" onClick={() => setGeneration((g) => g + 1)}>
             New session

@@ -10,6 +10,8 @@ export interface TerminalSize {
 export interface TerminalSocketEvents {
   open(): void;
   output(bytes: Uint8Array): void;
+  /** Cluster mode: the server instance the shell runs on (its first message). */
+  instance?(instanceId: string): void;
   /** The session ended or was refused; the reason is the sentence to show. */
   closed(reason: string): void;
 }
@@ -31,7 +33,13 @@ export class TerminalSocket {
       events.open();
     };
     this.ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
-      events.output(typeof event.data === 'string' ? this.encoder.encode(event.data) : new Uint8Array(event.data));
+      if (typeof event.data === 'string') {
+        const instance = instanceOf(event.data);
+        if (instance !== null) events.instance?.(instance);
+        else events.output(this.encoder.encode(event.data));
+        return;
+      }
+      events.output(new Uint8Array(event.data));
     };
     this.ws.onclose = (event) => events.closed(closeReason(event.code, this.opened));
   }
@@ -73,5 +81,16 @@ function closeReason(code: number, opened: boolean): string {
       return 'The server could not start the shell (TERMINAL_SHELL).';
     default:
       return `The connection was lost (code ${code}).`;
+  }
+}
+
+/** The server's `{"type":"instance","instance_id":"…"}` message (cluster mode), or null for anything else. */
+function instanceOf(text: string): string | null {
+  if (!text.startsWith('{"type":"instance"')) return null;
+  try {
+    const message = JSON.parse(text) as { type?: unknown; instance_id?: unknown };
+    return message.type === 'instance' && typeof message.instance_id === 'string' ? message.instance_id : null;
+  } catch {
+    return null;
   }
 }
