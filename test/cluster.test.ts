@@ -177,12 +177,26 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
     expect(await second.closed).toBe(4004);
   });
 
-  it('keeps serving its own agents while NATS is down, answers 503 CLUSTER_UNAVAILABLE across, and recovers when NATS returns', async () => {
+  it('keeps serving its own agents and heartbeats for 10 s without NATS, answers 503 CLUSTER_UNAVAILABLE across, and recovers when NATS returns', async () => {
     await nats.kill();
     const across = elsewhere(first);
     await vi.waitFor(async () => expect((await exec(across, first, 'true')).status).toBe(503), { timeout: 20_000, interval: 500 });
-    expect((await exec(across, first, 'true')).json).toMatchObject({ code: 'CLUSTER_UNAVAILABLE' });
-    for (const agent of [first, second]) expect((await exec(holder(agent), agent, 'echo still-here')).json).toMatchObject({ stdout: 'still-here\n' });
+    // Ten seconds without NATS: each instance keeps taking heartbeats and commanding its own agents.
+    const heartbeat = (via: Instance, agent: ReferenceAgent) =>
+      fetch(`${via.api}/agent/heartbeat`, {
+        method: 'POST',
+        headers: { ...apiKey(c.agentKey), 'content-type': 'application/json' },
+        body: JSON.stringify({ agent_id: agent.agentId, platform: 'linux', cpu: { usage_percent: 5 } }),
+      });
+    const down = Date.now();
+    while (Date.now() - down < 10_000) {
+      expect((await exec(across, first, 'true')).json).toMatchObject({ code: 'CLUSTER_UNAVAILABLE' });
+      for (const agent of [first, second]) {
+        expect((await exec(holder(agent), agent, 'echo still-here')).json).toMatchObject({ stdout: 'still-here\n' });
+        for (const via of [c.a, c.b]) expect((await heartbeat(via, agent)).status).toBe(200);
+      }
+      await sleep(1_000);
+    }
     await nats.restart();
     for (const agent of [first, second]) {
       await vi.waitFor(async () => expect((await exec(elsewhere(agent), agent, 'echo across-again')).json).toMatchObject({ stdout: 'across-again\n' }), {
