@@ -128,4 +128,22 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
     expect(upgradeNeeded.status).toBe(426);
     expect((await c.call(c.b, 'DELETE', `/agents/${onA.agentId}/tunnel/${opened.json.tunnel_id}`)).status).toBe(200);
   });
+
+  it('tells the terminal which instance its shell runs on, before any output', async () => {
+    const login = await fetch(`${c.b.api}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'cluster-admin-password' }),
+    });
+    const { token } = (await login.json()) as { token: string };
+    for (const via of [c.a, c.b]) {
+      const ws = new WebSocket(`${via.url.replace('http:', 'ws:')}/api/v1/terminal?token=${encodeURIComponent(token)}`);
+      const first = await new Promise<{ text: string; binary: boolean }>((resolve, reject) => {
+        ws.once('message', (data, binary) => resolve({ text: data.toString(), binary }));
+        ws.once('error', reject);
+      });
+      ws.terminate();
+      expect(first).toEqual({ text: JSON.stringify({ type: 'instance', instance_id: via.id }), binary: false });
+    }
+  });
 });

@@ -23,6 +23,7 @@ import { MAX_MESSAGE_BYTES } from '../../modules/agent-hub/agent-protocol.js';
 import { commandRoutes } from '../../modules/agent-hub/commands.routes.js';
 import { localHubStatus } from '../../modules/agent-hub/hub-status.js';
 import { createClusterFeature } from '../../modules/cluster/cluster.feature.js';
+import { internalUrlOf } from '../../modules/cluster/cluster-tunnels.js';
 import { AgentService } from '../../modules/agents/agents.service.js';
 import { ConnectionBatches } from '../../modules/agents/connection-batches.js';
 import { backupRoutes } from '../../modules/backups/backups.routes.js';
@@ -149,6 +150,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     ? createClusterFeature({ db: deps.db.db, logger: deps.logger, config: deps.config.cluster, hub, localStatus: () => localHubStatus(hub, tunnels) })
     : undefined;
   const commander = cluster?.commander ?? hub;
+  const remoteTunnels = cluster?.tunnels(tunnels, () => internalUrlOf(app.server.address(), deps.config.host, deps.config.cluster!.advertiseAddress));
   const agents: AgentService = new AgentService(deps.db.db, clock, commander, new ConnectionBatches(deps.db.db, deps.db.dialect));
   const backups = new BackupService(deps.db.db, agents, commander, clock);
   const alerting = createAlertingFeature({
@@ -239,12 +241,12 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
       await api.register(commandRoutes, { commander, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
-      await api.register(tunnelRoutes, { tunnels, agents });
-      await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger });
+      await api.register(tunnelRoutes, { tunnels, agents, remote: remoteTunnels, advertiseAddress: deps.config.cluster?.advertiseAddress });
+      await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger, remote: remoteTunnels });
       await api.register(backupRoutes, { backups });
       await api.register(taskRoutes, { tasks: tasks.service });
       if (deps.config.terminal.enabled) {
-        await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit });
+        await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit, instanceId: deps.config.cluster?.instanceId });
       }
       await api.register(vpnRoutes, { vpn: new VpnService(agents, commander) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });

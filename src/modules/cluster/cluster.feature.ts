@@ -7,11 +7,13 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import type { HubStatusView } from '../agent-hub/hub-status.js';
 import type { ThresholdEvaluator } from '../alerts/threshold-evaluator.js';
+import type { TunnelManager } from '../tunnels/tunnel-manager.js';
 import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 import { BigReplies } from './big-replies.js';
 import { ClusterBus } from './cluster-bus.js';
 import { ClusterCommander } from './cluster-commander.js';
 import { ClusterStatus } from './cluster-status.js';
+import { ClusterTunnels } from './cluster-tunnels.js';
 import { ClusterThresholds, type ThresholdSink } from './cluster-thresholds.js';
 import { InstanceRegistry } from './instance-registry.js';
 import { LeaderLease } from './leader-lease.js';
@@ -38,6 +40,8 @@ export interface ClusterFeature {
   status(): Promise<HubStatusView>;
   /** Cached API-key lookups are forgotten on every instance when keys are deleted on one. */
   shareKeyRevocations(apiKeys: ApiKeyService): void;
+  /** Tunnels of agents held by other instances, and this instance's answers for its own (cluster-tunnels.ts). */
+  tunnels(manager: TunnelManager, localUrl: () => string | undefined): ClusterTunnels;
   /** Routes threshold evaluation to the leader's evaluator (see cluster-thresholds.ts). */
   routeThresholds(evaluator: ThresholdEvaluator): ThresholdSink;
   start(leaderWork: LeaderWork): Promise<void>;
@@ -87,6 +91,11 @@ export function createClusterFeature(deps: {
       subscriptions.push(() => bus.subscribe(KEYS_DELETED, (body) => {
         if ((body as { by?: string } | null)?.by !== config.instanceId) apiKeys.forgetCachedKeysHere();
       }));
+    },
+    tunnels(manager, localUrl) {
+      const remote = new ClusterTunnels(manager, deps.hub, bus, presence, config.instanceId, config.advertiseAddress, localUrl, logger);
+      subscriptions.push(() => remote.serve());
+      return remote;
     },
     routeThresholds(evaluator) {
       thresholds = new ClusterThresholds(bus, evaluator, logger);
