@@ -86,7 +86,9 @@ describe('loadConfig', () => {
     // Generated per start: two processes on one host never share an id.
     expect(a!.instanceId).not.toBe(b!.instanceId);
     const named = loadConfig({ ...CLUSTER, NATS_URL: 'nats://n1:4222,nats://n2:4222', INSTANCE_ID: 'rmm-a', ADVERTISE_ADDRESS: 'rmm-a.example.net' });
-    expect(named.cluster).toEqual({ natsUrl: 'nats://n1:4222,nats://n2:4222', instanceId: 'rmm-a', advertiseAddress: 'rmm-a.example.net' });
+    expect(named.cluster).toEqual({ natsUrl: 'nats://n1:4222,nats://n2:4222', instanceId: 'rmm-a', advertiseAddress: 'rmm-a.example.net', internalUrl: undefined });
+    expect(loadConfig({ ...CLUSTER, NATS_URL: 'nats://n1:4222', INTERNAL_URL: 'http://rmm-a:8080/' }).cluster?.internalUrl).toBe('http://rmm-a:8080');
+    expect(failure({ ...CLUSTER, NATS_URL: 'nats://n1:4222', INTERNAL_URL: 'rmm-a:8080' }).variable).toBe('INTERNAL_URL');
   });
 
   it('refuses NATS_URL on the embedded database with one line, without echoing the URL', () => {

@@ -121,6 +121,19 @@ const envSchema = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "-" or "_" (it names NATS subjects)')
       .optional(),
+    INTERNAL_URL: z
+      .string()
+      .trim()
+      .refine((v) => {
+        try {
+          const url = new URL(v);
+          return url.protocol === 'http:' && url.pathname === '/' && !url.search && !url.hash;
+        } catch {
+          return false;
+        }
+      }, 'must be the http:// base URL other instances reach this one at, like http://rmm-a:8080')
+      .transform((v) => v.replace(/\/+$/, ''))
+      .optional(),
     ADVERTISE_ADDRESS: z
       .string()
       .regex(/^[A-Za-z0-9.:[\]-]{1,253}$/, 'must be a host name or IP address clients can reach this instance at')
@@ -207,6 +220,11 @@ export interface Config {
     readonly instanceId: string;
     /** The host clients reach this instance's tunnel ports at (ADVERTISE_ADDRESS; unset: the host name). */
     readonly advertiseAddress: string;
+    /**
+     * Where the other instances reach this one's HTTP port to forward a tunnel's proxy WebSocket
+     * (INTERNAL_URL; unset: http://HOST:PORT, with ADVERTISE_ADDRESS when HOST is a wildcard).
+     */
+    readonly internalUrl: string | undefined;
   } | null;
   /** The call-status service (second app). */
   readonly callstatus: {
@@ -265,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           natsUrl: e.NATS_URL,
           instanceId: e.INSTANCE_ID ?? `${os.hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 40)}-${randomBytes(4).toString('hex')}`,
           advertiseAddress: e.ADVERTISE_ADDRESS ?? os.hostname(),
+          internalUrl: e.INTERNAL_URL,
         })
       : null,
     callstatus: Object.freeze({ port: e.CALLSTATUS_PORT, databaseUrl: e.CALLSTATUS_DATABASE_URL, adminToken: e.CALLSTATUS_ADMIN_TOKEN }),

@@ -150,7 +150,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     ? createClusterFeature({ db: deps.db.db, logger: deps.logger, config: deps.config.cluster, hub, localStatus: () => localHubStatus(hub, tunnels) })
     : undefined;
   const commander = cluster?.commander ?? hub;
-  const remoteTunnels = cluster?.tunnels(tunnels, () => internalUrlOf(app.server.address(), deps.config.host, deps.config.cluster!.advertiseAddress));
+  const remoteTunnels = cluster?.tunnels(
+    tunnels,
+    () => deps.config.cluster!.internalUrl ?? internalUrlOf(app.server.address(), deps.config.host, deps.config.cluster!.advertiseAddress),
+  );
   const agents: AgentService = new AgentService(deps.db.db, clock, commander, new ConnectionBatches(deps.db.db, deps.db.dialect));
   const backups = new BackupService(deps.db.db, agents, commander, clock);
   const alerting = createAlertingFeature({

@@ -12,7 +12,7 @@ import { connectCommand, directAddress, hostPort, openerText, suggestedListen, t
 export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: string; tunnel: Tunnel; isNew: boolean; onClosed: () => void }) {
   const [error, setError] = useState<unknown>();
   const target = hostPort(tunnel.target_host, tunnel.target_port);
-  const direct = directAddress(tunnel, location.hostname);
+  const direct = directAddress(tunnel);
   const session = useSessionState().session;
   const mine = tunnel.opened_by.type === 'user' && tunnel.opened_by.name === session?.username;
   const allowed = tunnel.allow_from.join(', ');

@@ -5,6 +5,8 @@ export interface OpenedTunnel {
   tunnel_id: string;
   agent_id: string;
   proxy_port: number;
+  /** Where to reach the proxy port: in a cluster the address of the instance holding the tunnel. */
+  proxy_host: string;
   bind_address: string;
   target_host: string;
   target_port: number;
@@ -62,11 +64,13 @@ export function hostPort(host: string, port: number): string {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** Where the proxy port can be reached directly, or null when it listens on the server's loopback only. */
-export function directAddress(tunnel: Tunnel, serverHost: string): string | null {
+/**
+ * Where the proxy port can be reached directly (the server's `proxy_host`: in a cluster, the instance
+ * holding the tunnel), or null when it listens on the server's loopback only.
+ */
+export function directAddress(tunnel: Tunnel): string | null {
   if (LOOPBACK.has(tunnel.bind_address)) return null;
-  const host = tunnel.bind_address === '0.0.0.0' || tunnel.bind_address === '::' ? serverHost : tunnel.bind_address;
-  return hostPort(host, tunnel.proxy_port);
+  return hostPort(tunnel.proxy_host, tunnel.proxy_port);
 }
 
 /** A local port that is easy to remember: the target's plus 10000 (5900 → 15900, as in the README). */
