@@ -28,6 +28,7 @@ import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
 import { DEFAULT_FIXTURE } from './lib/heartbeat-body.js';
 import { CONSTANT_ALERTS_PER_AGENT, describeRound, loadRound, openConstantAlerts, type Round } from './lib/ingest-round.js';
 import { measureOfflinePasses, type OfflineState, type PassFigures } from './lib/offline-pass.js';
+import { median } from './lib/stats.js';
 import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'alerting';
@@ -51,11 +52,6 @@ function settingsFrom(env: NodeJS.ProcessEnv) {
 }
 type Settings = ReturnType<typeof settingsFrom>;
 
-const median = (values: number[]) => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const f = (n: number | undefined, digits = 2) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits));
 
 async function ingestRows(backend: string, db: DbHandle, s: Settings): Promise<BenchRow[]> {

@@ -21,6 +21,7 @@ import { forkRpc } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
 import type { CpuSample, LoopDelay, ServerKind, StartParams, StartedServer } from './lib/fleet-server-child.js';
 import type { StormParams, StormResult } from './lib/socket-storm-child.js';
+import { median } from './lib/stats.js';
 import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'socket-storm';
@@ -128,11 +129,6 @@ async function stormOnce(kind: ServerKind, backend: Backend, s: Settings): Promi
 }
 
 /** Medians over the rounds, so one slow minute of the shared machine does not decide. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function settingsFrom(env: NodeJS.ProcessEnv): Settings {
   return {

@@ -35,6 +35,7 @@ import { systemClock } from '../src/platform/clock.js';
 import { createLogger } from '../src/platform/logger.js';
 import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
 import { startEchoLoad } from './lib/echo-load.js';
+import { median } from './lib/stats.js';
 import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'tunnel-throughput';
@@ -42,11 +43,6 @@ const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
 const MiB = 1024 * 1024;
 const WARMUP_BYTES = 16 * MiB;
 
-const median = (values: readonly number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 /**
  * For context, not the baseline: the naive relay the issue's target comes from, one `pipe()` each way

@@ -1,0 +1,118 @@
+// For the cluster benchmark: a nats-server and RMM server instances as processes of their own (the way an
+// operator runs them, each with its own event loop and CPU), their CPU read from /proc, and an admin and
+// an agent key made through the first instance's API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** Kernel clock ticks per second for /proc/<pid>/stat (100 on Linux). */
+const TICKS_PER_S = 100;
+
+export interface Proc {
+  child: ChildProcess;
+  port: number;
+  /** http://127.0.0.1:<port>/api/v1 */
+  api: string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** nats-server on a free port of 127.0.0.1; resolves once it accepts connections. */
+export async function startNatsServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const binary = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
+  const file = (await Promise.all(binary.map((f) => readFile(f).then(() => f, () => undefined)))).find(Boolean);
+  if (!file) throw new Error('nats-server is not installed (apt-get install nats-server)');
+  const child = spawn(file, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return { url: `nats://127.0.0.1:${port}`, stop: () => stopChild(child) };
+    await sleep(100);
+  }
+  await stopChild(child);
+  throw new Error('nats-server did not start');
+}
+
+/** An RMM server process (src/main.ts) with `env`, at the production log level, its log to /dev/null. */
+export async function startInstance(env: Record<string, string>): Promise<Proc> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-instance-'));
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...base, HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
+      // Once listening, the log is read and dropped (a full pipe would stall the server).
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`instance exited (${code}) before listening`)));
+  });
+  return {
+    child,
+    port,
+    api: `http://127.0.0.1:${port}/api/v1`,
+    stop: async () => {
+      await stopChild(child);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** CPU milliseconds (user + system) the processes have used so far. */
+export async function cpuMs(procs: readonly Proc[]): Promise<number> {
+  let ticks = 0;
+  for (const p of procs) {
+    const stat = await readFile(`/proc/${p.child.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
+  }
+  return (ticks / TICKS_PER_S) * 1000;
+}
+
+export async function json<T>(url: string, init: RequestInit & { body?: string } = {}): Promise<T> {
+  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** Signs in as admin on `api` and makes an admin key and an agent key. */
+export async function makeKeys(api: string, password: string): Promise<{ admin: string; agent: string }> {
+  const { token } = await json<{ token: string }>(`${api}/auth/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password }) });
+  const make = async (permissions: string) =>
+    (await json<{ key: string }>(`${api}/apikeys`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ name: `bench ${permissions}`, permissions }) })).key;
+  return { admin: await make('admin'), agent: await make('agent') };
+}
