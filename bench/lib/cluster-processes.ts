@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../test/helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Kernel clock ticks per second for /proc/<pid>/stat (100 on Linux). */
@@ -22,16 +23,6 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

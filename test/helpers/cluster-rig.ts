@@ -11,8 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { afterAll } from 'vitest';
+import { freePort } from './free-port.js';
 import { renderHaproxyConfig, serverStates, type HaproxyBackend, type ServerState } from './haproxy-config.js';
 
+export { freePort } from './free-port.js';
 export type { HaproxyBackend, ServerState } from './haproxy-config.js';
 
 /** The HAProxy configuration the README shows and docker-compose.yml mounts. */
@@ -97,16 +99,6 @@ async function waitUntilReady(daemon: Daemon, ready: () => Promise<boolean>, wha
   }
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Connects to 127.0.0.1:port; with `greeting`, also waits for the first line and tests it. */
 export function probeTcp(port: number, greeting?: (line: string) => boolean): Promise<boolean> {
