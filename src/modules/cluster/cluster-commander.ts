@@ -14,7 +14,7 @@ import type { AgentHub } from '../agent-hub/agent-hub.js';
 import type { AgentCommand, CommandParams } from '../agent-hub/agent-protocol.js';
 import type { AgentConnections } from '../agents/agents.service.js';
 import { INLINE_REPLY_LIMIT, type BigReplies } from './big-replies.js';
-import { BusError, type ClusterBus } from './cluster-bus.js';
+import { BusError, JsonText, type ClusterBus } from './cluster-bus.js';
 import type { ClusterPresence } from './presence.js';
 
 const commandSubject = (agentId: string) => `rmm.agent.${agentId}.command`;
@@ -105,11 +105,12 @@ export class ClusterCommander implements AgentCommander, AgentConnections, Agent
     void this.bus.flush().catch(() => undefined);
   }
 
-  async #serveCommand(agentId: string, req: CommandRequest): Promise<CommandReply> {
+  async #serveCommand(agentId: string, req: CommandRequest): Promise<CommandReply | JsonText> {
     try {
       const data = await this.hub.request(agentId, req.command, req.params as CommandParams<AgentCommand>, Math.min(Math.max(req.timeoutMs, 1_000), 3_600_000));
       const json = JSON.stringify(data ?? null);
-      return json.length > INLINE_REPLY_LIMIT ? { ok: true, stored: await this.replies.store(json) } : { ok: true, data: data ?? null };
+      // Small answers go inline, written once: `{"ok":true,"data":…}` around the text just made.
+      return json.length > INLINE_REPLY_LIMIT ? { ok: true, stored: await this.replies.store(json) } : new JsonText(`{"ok":true,"data":${json}}`);
     } catch (err) {
       if (err instanceof AppError) return { ok: false, code: err.code, message: err.message };
       this.logger.error({ err, agentId }, 'a command from another instance failed here');
