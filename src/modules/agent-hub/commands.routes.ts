@@ -14,7 +14,7 @@ import type { CommandParams } from './agent-protocol.js';
 import { REST_COMMANDS } from './commands.schemas.js';
 import { hubStatusSchema, type HubStatusView } from './hub-status.js';
 
-const ERRORS = 'Not connected → 409 AGENT_NOT_CONNECTED; no answer in time → 504 AGENT_TIMEOUT; the agent answers with an error → 502 AGENT_ERROR (its text in `error`); it disconnects while the request waits → 502 AGENT_DISCONNECTED.';
+const ERRORS = 'Not connected → 409 AGENT_NOT_CONNECTED; no answer in time → 504 AGENT_TIMEOUT; the agent answers with an error → 502 AGENT_ERROR (its text in `error`); it disconnects while the request waits → 502 AGENT_DISCONNECTED. Cluster mode: an agent held by another instance is reached over NATS with the same answers; while NATS is down → 503 CLUSTER_UNAVAILABLE with Retry-After.';
 
 export interface CommandRouteDeps {
   /** The hub on one instance; the cluster's commander in cluster mode. */
