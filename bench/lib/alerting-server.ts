@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
-import type { InsertQueryNode, KyselyPlugin, TableNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type { KyselyPlugin, PluginTransformQueryArgs, RawNode, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { pino } from 'pino';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { createCoreServices } from '../../src/apps/server/services.js';
@@ -39,11 +39,8 @@ export class QueryCounter implements KyselyPlugin {
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     this.count.statements++;
     const node = args.node;
-    if (node.kind === 'InsertQueryNode' && (node as InsertQueryNode).into?.table.identifier.name === 'alert_conditions') this.count.conditionWrites++;
-    else if (node.kind === 'DeleteQueryNode') {
-      const from = node.from.froms[0];
-      if (from?.kind === 'TableNode' && (from as TableNode).table.identifier.name === 'alert_conditions') this.count.conditionWrites++;
-    }
+    // The evaluator writes its states with raw SQL (conditions.repo.ts): a RawNode, its text in fragments.
+    if (node.kind === 'RawNode' && /^\s*(insert into|delete from) alert_conditions\b/.test((node as RawNode).sqlFragments[0] ?? '')) this.count.conditionWrites++;
     return node;
   }
 
