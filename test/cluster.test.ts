@@ -7,6 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { ReferenceAgent } from '../src/agent/reference-agent.js';
+import { openPostgres } from '../src/db/create-db.js';
+import { reapInstances } from '../src/modules/cluster/presence.repo.js';
+import { createLogger } from '../src/platform/logger.js';
 import { startClusterPair, type ClusterPair, type Instance } from './helpers/cluster-instances.js';
 import { clusterToolsSkip, startHaproxy, startNats, type HaproxyProcess, type NatsProcess } from './helpers/cluster-rig.js';
 import { testDbKind } from './helpers/db.js';
@@ -147,6 +150,32 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
         ['a', true, perInstance('a')],
         ['b', true, perInstance('b')],
       ]);
+    }
+  });
+
+  it('lists an instance\'s agents as connected again, and says so in their events, when it was reaped as dead while alive', async () => {
+    // What the leader's reaper does to an instance that stopped renewing (here: cut off from the
+    // database longer than the dead-after period): its row and presence rows go, each agent gets a
+    // `disconnected` event. The instance finds its row gone at its next renewal (every 5 s).
+    const victim = holder(second);
+    const onVictim = [first, second].filter((agent) => holder(agent) === victim);
+    const database = openPostgres(c.databaseUrl, createLogger({ level: 'silent' }));
+    try {
+      expect(await reapInstances(database.db, { deadAfterMs: 3_600_000, self: victim.id })).toBe(onVictim.length);
+    } finally {
+      await database.close();
+    }
+    for (const agent of onVictim) {
+      await vi.waitFor(
+        async () => {
+          const events = (await c.call(elsewhere(agent), 'GET', `/agents/${agent.agentId}/events`)).json.map((e: { type: string }) => e.type);
+          // Newest first.
+          expect(events.slice(0, 2)).toEqual(['connected', 'disconnected']);
+          expect((await c.call(elsewhere(agent), 'GET', `/agents/${agent.agentId}`)).json.connected).toBe(true);
+        },
+        { timeout: 15_000, interval: 250 },
+      );
+      expect((await exec(elsewhere(agent), agent, 'echo still-here')).json).toMatchObject({ stdout: 'still-here\n' });
     }
   });
 

@@ -147,7 +147,14 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
   const cluster = deps.config.cluster
-    ? createClusterFeature({ db: deps.db.db, logger: deps.logger, config: deps.config.cluster, hub, localStatus: () => localHubStatus(hub, tunnels) })
+    ? createClusterFeature({
+        db: deps.db.db,
+        logger: deps.logger,
+        config: deps.config.cluster,
+        hub,
+        localStatus: () => localHubStatus(hub, tunnels),
+        recordConnection: (id, type, at) => agents.recordConnection(id, type, at).catch((err: unknown) => deps.logger.warn({ err, agentId: id }, 'could not record a connection event')),
+      })
     : undefined;
   const commander = cluster?.commander ?? hub;
   const remoteTunnels = cluster?.tunnels(

@@ -54,6 +54,8 @@ export function createClusterFeature(deps: {
   config: ClusterConfig;
   hub: AgentHub;
   localStatus: () => HubStatusView;
+  /** Writes a connection event (never rejects: the hub's recorder logs its own failures). */
+  recordConnection: (agentId: string, type: 'connected', at: Date) => Promise<void>;
 }): ClusterFeature {
   const { db, config } = deps;
   const logger = deps.logger.child({ instance: config.instanceId });
@@ -62,7 +64,14 @@ export function createClusterFeature(deps: {
   const presence = new ClusterPresence(db, bus, config.instanceId, logger);
   const commander = new ClusterCommander(deps.hub, bus, presence, replies, config.instanceId, logger);
   const status = new ClusterStatus(db, bus, replies, config.instanceId, deps.localStatus);
-  const registry = new InstanceRegistry(db, { id: config.instanceId, advertiseAddress: config.advertiseAddress }, logger);
+  // Reaped as dead while alive (cut off from the database longer than the dead-after period): the
+  // reaper deleted this instance's presence rows and wrote each agent a `disconnected` event, so each
+  // held socket is listed and recorded as connected again.
+  const rowLost = async () => {
+    const at = new Date();
+    await Promise.all(commander.heldAgents().map((id) => presence.local(id, true, at, deps.recordConnection(id, 'connected', at))));
+  };
+  const registry = new InstanceRegistry(db, { id: config.instanceId, advertiseAddress: config.advertiseAddress }, logger, rowLost);
   let leaderWork: LeaderWork | undefined;
   // Leadership changes start and stop the leader's work one after another, never overlapping.
   let handover: Promise<void> = Promise.resolve();

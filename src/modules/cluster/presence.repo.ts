@@ -38,12 +38,15 @@ export async function remotePresence(db: Db, instanceId: string, liveWithinMs: n
   return rows;
 }
 
-/** Creates or renews this instance's row (its sign of life). */
-export async function renewInstance(db: Db, instance: { id: string; advertiseAddress: string; startedAt: Date }): Promise<void> {
-  await sql`
+/** Creates or renews this instance's row (its sign of life); true when the row had to be created. */
+export async function renewInstance(db: Db, instance: { id: string; advertiseAddress: string; startedAt: Date }): Promise<boolean> {
+  // xmax is 0 on a row version this statement inserted, and this transaction's id where it updated.
+  const { rows } = await sql<{ inserted: boolean }>`
     insert into cluster_instances (id, advertise_address, started_at, last_seen_at)
     values (${instance.id}, ${instance.advertiseAddress}, ${instance.startedAt}, now())
-    on conflict (id) do update set advertise_address = excluded.advertise_address, started_at = excluded.started_at, last_seen_at = now()`.execute(db);
+    on conflict (id) do update set advertise_address = excluded.advertise_address, started_at = excluded.started_at, last_seen_at = now()
+    returning (xmax = 0) as inserted`.execute(db);
+  return rows[0]?.inserted ?? false;
 }
 
 export async function liveInstances(db: Db, liveWithinMs: number): Promise<Array<{ id: string; advertise_address: string; started_at: Date; last_seen_at: Date }>> {
@@ -68,7 +71,10 @@ export async function reapInstances(db: Db, opts: { deadAfterMs: number; self?: 
       returning p.agent_id, p.connected_at, dead.last_seen_at
     ), written as (
       insert into agent_events (agent_id, type, created_at)
-      select g.agent_id, 'disconnected', greatest(g.last_seen_at, g.connected_at) from gone g
+      -- Never before the agent's last connect: the presence row's time can be a moment before the event's.
+      select g.agent_id, 'disconnected', greatest(g.last_seen_at, g.connected_at, (
+        select max(c.created_at) from agent_events c where c.agent_id = g.agent_id and c.type = 'connected'))
+      from gone g
       where exists (select 1 from agents a where a.id = g.agent_id for key share)
         -- The instance wrote this connection's event itself and died before deleting its row.
         and not exists (

@@ -2,7 +2,9 @@
 // in agent lists, the checks before a command or task). This instance's own sockets are written to
 // agent_presence in batches (group commit: a reconnect storm is a few statements, not one per socket)
 // and announced on the bus; the agents held elsewhere come from those announcements and, every few
-// seconds, from the table (an announcement lost while the bus was away is corrected there).
+// seconds, from the table (an announcement lost while the bus was away is corrected there). A write
+// that failed (the database was away) is tried again on that same tick, unless a newer change of the
+// agent replaced it: a row left behind would list a gone agent as connected here.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
@@ -33,6 +35,9 @@ export class ClusterPresence {
   /** Agents announced gone, with when: a refresh read before that does not bring them back. */
   readonly #goneAt = new Map<string, number>();
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** Each agent's newest change not yet in the table, and those whose write failed (retried on the tick). */
+  readonly #pending = new Map<string, PresenceChange>();
+  readonly #failed = new Map<string, PresenceChange>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -42,14 +47,23 @@ export class ClusterPresence {
     private readonly logger: Logger,
   ) {
     this.#writes = new GroupCommit(async (changes: PresenceChange[]) => {
-      await applyPresence(db, instanceId, changes);
+      try {
+        await applyPresence(db, instanceId, changes);
+      } catch (err) {
+        // One line per failed batch, not per agent: an outage with thousands of sockets stays readable.
+        this.logger.warn({ err, agents: changes.length }, 'could not record where agents are connected; trying again in a few seconds');
+        throw err;
+      }
       return changes.map(() => undefined);
     }, { maxBatch: 1000 });
   }
 
   start(): void {
     this.bus.subscribe(PRESENCE_SUBJECT, (body) => this.#announced(body as Announcement));
-    this.#timer = setInterval(() => void this.refresh(), REFRESH_MS);
+    this.#timer = setInterval(() => {
+      this.#retryFailed();
+      void this.refresh();
+    }, REFRESH_MS);
     void this.refresh();
   }
 
@@ -65,9 +79,27 @@ export class ClusterPresence {
    */
   local(agentId: string, up: boolean, at: Date, before: Promise<unknown> = Promise.resolve()): Promise<void> {
     this.bus.publish(PRESENCE_SUBJECT, { instance: this.instanceId, agent: agentId, up } satisfies Announcement);
-    return before
-      .then(() => this.#writes.submit({ agentId, up, at }))
-      .catch((err: unknown) => this.logger.warn({ err, agentId }, 'could not record where the agent is connected'));
+    const change = { agentId, up, at };
+    this.#pending.set(agentId, change);
+    this.#failed.delete(agentId);
+    return before.then(() => this.#write(change));
+  }
+
+  #write(change: PresenceChange): Promise<void> {
+    return this.#writes.submit(change).then(
+      () => {
+        if (this.#pending.get(change.agentId) === change) this.#pending.delete(change.agentId);
+      },
+      () => {
+        if (this.#pending.get(change.agentId) === change) this.#failed.set(change.agentId, change);
+      },
+    );
+  }
+
+  #retryFailed(): void {
+    const retry = [...this.#failed.values()];
+    this.#failed.clear();
+    for (const change of retry) void this.#write(change);
   }
 
   /** The other instance holding the agent's socket, if any. */
