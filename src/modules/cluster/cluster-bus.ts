@@ -32,7 +32,8 @@ export class ClusterBus {
   #nc: NatsConnection | undefined;
   #available = false;
   /** Rejects when the link drops: requests in flight race it. */
-  #lost = lossSignal();
+  /** Fails each request waiting for an answer; called when the link is lost. */
+  readonly #waiting = new Set<(err: BusError) => void>();
   readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
 
@@ -69,10 +70,14 @@ export class ClusterBus {
     const nc = this.#connection();
     let msg: Msg;
     const asked = nc.request(subject, this.#encode(body), { timeout: timeoutMs });
-    // A link lost while waiting loses the answer too: fail now, not after the whole timeout.
-    asked.catch(() => undefined);
     try {
-      msg = await Promise.race([asked, this.#lost.promise]);
+      // A link lost while waiting loses the answer too: fail now, not after the whole timeout. (Not a
+      // Promise.race with one long-lived "lost" promise: each race would leave a reaction on it until
+      // the link is lost, a leak of one closure per command.)
+      msg = await new Promise<Msg>((resolve, reject) => {
+        this.#waiting.add(reject);
+        asked.then(resolve, reject).finally(() => this.#waiting.delete(reject));
+      });
     } catch (err) {
       if (err instanceof BusError) throw err;
       if (err instanceof RequestError && err.isNoResponders()) throw new BusError('no-responders', `nobody holds ${subject}`, { cause: err });
@@ -136,8 +141,9 @@ export class ClusterBus {
   async #watch(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'staleConnection') {
-        this.#lost.reject(new BusError('unavailable', 'the link to NATS was lost while waiting for an answer'));
-        this.#lost = lossSignal();
+        const lost = new BusError('unavailable', 'the link to NATS was lost while waiting for an answer');
+        for (const fail of this.#waiting) fail(lost);
+        this.#waiting.clear();
         if (this.#available) this.logger.warn({ nats: this.url.replace(/\/\/[^@/]*@/, '//') }, 'lost the cluster bus (NATS); cross-instance commands answer 503 until it returns');
         this.#available = false;
       } else if (status.type === 'reconnect') {
@@ -159,12 +165,4 @@ export class ClusterBus {
   #decode(data: Uint8Array): unknown {
     return data.length === 0 ? null : JSON.parse(this.#decoder.decode(data));
   }
-}
-
-/** A promise that rejects when the link is lost; nobody need catch it (requests race it). */
-function lossSignal(): { promise: Promise<never>; reject(err: BusError): void } {
-  let reject!: (err: BusError) => void;
-  const promise = new Promise<never>((_, fail) => (reject = fail));
-  promise.catch(() => undefined);
-  return { promise, reject };
 }
