@@ -2,25 +2,20 @@
 // in a batch must lose that event alone, not fail the batch with everybody else's events in it.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, type DbHandle } from '../src/db/create-db.js';
+import type { DbHandle } from '../src/db/create-db.js';
 import { insertEvents } from '../src/modules/agents/events.repo.js';
-import { createLogger } from '../src/platform/logger.js';
-import { createPostgresUrl, testDbKind } from './helpers/db.js';
+import { racingConnections, testDbKind } from './helpers/db.js';
 
 // Two connections racing need a server; the embedded database has one connection, so nothing can race.
 describe.skipIf(testDbKind() !== 'postgres')('events of an agent deleted during their batch', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let connections: Awaited<ReturnType<typeof racingConnections>>;
   let handle: DbHandle;
   let other: DbHandle;
   beforeAll(async () => {
-    db = (await createPostgresUrl('migrated'))!;
-    handle = openPostgres(db.url, createLogger({ level: 'silent' }));
-    other = openPostgres(db.url, createLogger({ level: 'silent' }));
+    connections = await racingConnections();
+    ({ first: handle, second: other } = connections);
   });
-  afterAll(async () => {
-    await Promise.all([handle?.close(), other?.close()]);
-    await db?.drop();
-  });
+  afterAll(() => connections?.close());
 
   it('are left out while the rest of the batch is stored, when the delete commits during the insert', async () => {
     const now = new Date();

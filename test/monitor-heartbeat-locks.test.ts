@@ -6,25 +6,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, type DbHandle } from '../src/db/create-db.js';
+import type { DbHandle } from '../src/db/create-db.js';
 import { advanceStatuses } from '../src/modules/monitor/status-monitor.repo.js';
-import { createLogger } from '../src/platform/logger.js';
-import { createPostgresUrl, testDbKind } from './helpers/db.js';
+import { racingConnections, testDbKind } from './helpers/db.js';
 
 // Two connections racing need a server; the embedded database has one connection, so nothing can race.
 describe.skipIf(testDbKind() !== 'postgres')('the status monitor beside a heartbeat batch', () => {
-  let db: { url: string; drop(): Promise<void> };
+  let connections: Awaited<ReturnType<typeof racingConnections>>;
   let monitor: DbHandle;
   let heartbeats: DbHandle;
   beforeAll(async () => {
-    db = (await createPostgresUrl('migrated'))!;
-    monitor = openPostgres(db.url, createLogger({ level: 'silent' }));
-    heartbeats = openPostgres(db.url, createLogger({ level: 'silent' }));
+    connections = await racingConnections();
+    ({ first: monitor, second: heartbeats } = connections);
   });
-  afterAll(async () => {
-    await Promise.all([monitor?.close(), heartbeats?.close()]);
-    await db?.drop();
-  });
+  afterAll(() => connections?.close());
 
   it('skips the rows a heartbeat batch holds instead of deadlocking with it, and records them at the next check', async () => {
     const now = new Date();

@@ -34,6 +34,24 @@ export async function createPostgresUrl(state: 'empty' | 'migrated' = 'empty'): 
 }
 
 /**
+ * Two connection pools on one migrated PostgreSQL database of their own, for tests that race two
+ * transactions (the embedded database has one connection, so nothing races there: PostgreSQL pass only).
+ */
+export async function racingConnections(): Promise<{ first: DbHandle; second: DbHandle; close(): Promise<void> }> {
+  const db = (await createPostgresUrl('migrated'))!;
+  const first = openPostgres(db.url, createLogger({ level: 'silent' }));
+  const second = openPostgres(db.url, createLogger({ level: 'silent' }));
+  return {
+    first,
+    second,
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+      await db.drop();
+    },
+  };
+}
+
+/**
  * Writes a migrated embedded data directory at `dir` (where a process on DATA_DIR opens it): the run's
  * dump for the RMM schema; another set of migrations is applied in memory first.
  */
