@@ -54,7 +54,7 @@ export function createClusterFeature(deps: {
   config: ClusterConfig;
   hub: AgentHub;
   localStatus: () => HubStatusView;
-  /** Writes a connection event (never rejects: the hub's recorder logs its own failures). */
+  /** Writes a connection event; logs its own failure and never rejects. */
   recordConnection: (agentId: string, type: 'connected', at: Date) => Promise<void>;
 }): ClusterFeature {
   const { db, config } = deps;

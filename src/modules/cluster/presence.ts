@@ -82,7 +82,8 @@ export class ClusterPresence {
     const change = { agentId, up, at };
     this.#pending.set(agentId, change);
     this.#failed.delete(agentId);
-    return before.then(() => this.#write(change));
+    // `before` failing (an event not written) is its owner's to report; the presence is written anyway.
+    return before.catch(() => undefined).then(() => this.#write(change));
   }
 
   #write(change: PresenceChange): Promise<void> {
