@@ -32,7 +32,20 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     const key = (await createKey(server.app, bearer(token), 'agent')).key;
     const { agent_id: _id, platform: _platform, ...fixture } = JSON.parse(fixtureText('heartbeat-freebsd.json')) as Record<string, unknown>;
     const services = [{ name: HOSTILE_SERVICE, description: 'hostile', running: false }, ...(fixture.services as unknown[])];
-    firewall = await server.startAgent(key, { name: 'fw-tabs', hostname: 'fw-tabs.example', platform: 'freebsd', collectSystem: () => ({ ...fixture, services }) });
+    // Two certificates whose agent-side count is wrong (seen in the field: 30 days left for one valid
+    // 50 more days): the console must count from valid_to.
+    const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const certificates = [
+      ...(fixture.certificates as unknown[]),
+      { name: 'cert-soon', subject: 'CN=soon.example.lan', issuer: 'CN=Internal CA', valid_to: inDays(10.5), days_remaining: 300, in_use: true },
+      { name: 'cert-far', subject: 'CN=far.example.lan', issuer: 'CN=Internal CA', valid_to: inDays(200.5), days_remaining: 3, in_use: true },
+    ];
+    firewall = await server.startAgent(key, {
+      name: 'fw-tabs',
+      hostname: 'fw-tabs.example',
+      platform: 'freebsd',
+      collectSystem: () => ({ ...fixture, services, certificates }),
+    });
     hypervisor = await server.startAgent(key, { name: 'pve-tabs', hostname: 'pve-tabs', platform: 'linux', heartbeatIntervalMs: 1000 });
     await run.signInToFleet('admin', PASSWORD);
   }, PROCESS_TEST_TIMEOUT_MS);
@@ -74,6 +87,9 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     expect(await panel('Updates').textContent()).toContain('Version 25.7.9 available');
     expect(await panel('WireGuard servers').textContent()).toContain('ALWAYSON_VPN');
     expect(await panel('Certificates').textContent()).toContain('CN=host0.example.lan');
+    const certificate = (name: string) => panel('Certificates').locator('tbody tr').filter({ hasText: name }).textContent();
+    expect(await certificate('cert-soon')).toContain('10 days left');
+    expect(await certificate('cert-far')).not.toContain('days left');
     expect(await panel('Plugins').textContent()).toContain('os-wireguard');
     // Stopped services first, so the hostile one (stopped) leads the list, as text.
     expect(await panel('Services').locator('tbody tr').first().textContent()).toContain(HOSTILE_SERVICE);

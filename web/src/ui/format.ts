@@ -52,3 +52,12 @@ export function relativeTime(iso: string, now = Date.now()): string {
     abs < 60 ? [abs, 's'] : abs < 3600 ? [Math.floor(abs / 60), 'min'] : abs < 86400 ? [Math.floor(abs / 3600), 'h'] : [Math.floor(abs / 86400), 'd'];
   return seconds < 0 ? `${value} ${unit} ago` : `in ${value} ${unit}`;
 }
+
+/**
+ * Whole days from `now` until `iso` (negative once past), or undefined without a valid date. Computed
+ * from the date itself: an agent's own count (a certificate's `days_remaining`) was seen 20 days off.
+ */
+export function daysUntil(iso: string | undefined, now = Date.now()): number | undefined {
+  const at = iso ? Date.parse(iso) : Number.NaN;
+  return Number.isNaN(at) ? undefined : Math.floor((at - now) / 86_400_000);
+}

@@ -1,5 +1,5 @@
 // Firewall (OPNsense) panels: VPN servers with their peers, certificates, plugins and DHCP leases.
-import { formatBytes, formatDateTime } from '../../ui/format';
+import { daysUntil, formatBytes, formatDateTime } from '../../ui/format';
 import { arr, at, bool, num, objs, str, type Obj } from '../../ui/safe-data';
 import { Badge } from '../../ui/widgets';
 import { StateBadge } from './common-panels';
@@ -71,7 +71,7 @@ export function FirewallPanels({ system }: { system: unknown }) {
       <DataPanel
         title="Certificates"
         wide
-        rows={objs(at(system, 'certificates')).sort((a, b) => (num(a.days_remaining) ?? Infinity) - (num(b.days_remaining) ?? Infinity))}
+        rows={objs(at(system, 'certificates')).sort((a, b) => (daysUntil(str(a.valid_to)) ?? Infinity) - (daysUntil(str(b.valid_to)) ?? Infinity))}
         empty="No certificates reported."
         columns={[
           { label: 'Name', cell: (c) => dash(str(c.name)) },
@@ -107,9 +107,9 @@ export function FirewallPanels({ system }: { system: unknown }) {
   );
 }
 
-/** The expiry date, with a warning badge inside 30 days and a red one once expired. */
+/** The expiry date, with a warning badge inside 30 days and a red one once expired (from the date, not the agent's count). */
 function CertificateExpiry({ cert }: { cert: Obj }) {
-  const days = num(cert.days_remaining);
+  const days = daysUntil(str(cert.valid_to));
   return (
     <span className="row-inline">
       {formatDateTime(str(cert.valid_to))}
