@@ -90,6 +90,27 @@ describe('fleet simulator', () => {
     expect(exec.json<{ stdout: string }>().stdout).toContain('fleet');
   });
 
+  it("a simulated firewall's VPN peers are the same in its heartbeats and its peer commands, and a new peer gets a free address", async () => {
+    const f = await startFleet(3);
+    await vi.waitFor(() => expect(f.stats.connected).toBe(3), { timeout: 15_000 });
+    const firewall = (await get<AgentDto[]>('/agents')).find((a) => a.platform === 'freebsd')!;
+    type ReportedPeer = { uuid: string; tunnel_address: string; name: string };
+    const reported = async () =>
+      (await get<{ system: { vpn?: { wireguard?: { servers?: Array<{ peers: ReportedPeer[] }> } } } }>(`/agents/${firewall.id}`)).system.vpn?.wireguard?.servers?.[0]?.peers ?? [];
+    const listed = () => get<ReportedPeer[]>(`/agents/${firewall.id}/vpn/peers`);
+    const key = (peers: ReportedPeer[]) => peers.map((p) => `${p.uuid} ${p.tunnel_address}`).sort();
+
+    await vi.waitFor(async () => expect((await reported()).length).toBe(25), { timeout: 10_000 });
+    expect(key(await listed())).toEqual(key(await reported()));
+    const res = await server.app.inject({ method: 'POST', url: `/api/v1/agents/${firewall.id}/vpn/peers`, headers: bearer(token), payload: { name: 'laptop-new', server_name: 'ALWAYSON_VPN' } });
+    expect(res.statusCode, res.body).toBe(201);
+    const added = res.json<ReportedPeer>();
+    // The profile's peers use 10.200.0.2 to .26; the next free one is .27.
+    expect(added.tunnel_address).toBe('10.200.0.27/32');
+    await vi.waitFor(async () => expect((await reported()).map((p) => p.uuid)).toContain(added.uuid), { timeout: 10_000 });
+    expect(key(await listed())).toEqual(key(await reported()));
+  });
+
   it('an agent that goes away drops its socket and comes back with heartbeats', async () => {
     const f = await startFleet(2);
     const [agent] = f.members;

@@ -110,7 +110,14 @@ const PRODUCTS: Record<Platform, { product: string; version: string; wan: string
 };
 
 /** A fresh device as shipped: a few pending updates, five guests and one WireGuard server. */
-export function defaultDeviceState(platform: Platform, node: string, now: Date): DeviceState {
+/**
+ * A WireGuard peer the device starts with, as a firewall reports it (the fleet's profiles carry 25):
+ * written into the fresh device, so its peer commands and its heartbeats know the same peers and a new
+ * peer gets an address none of them uses.
+ */
+export type SeedPeer = Pick<VpnPeer, 'uuid' | 'name' | 'tunnel_address' | 'public_key' | 'endpoint'>;
+
+export function defaultDeviceState(platform: Platform, node: string, now: Date, seedPeers: readonly SeedPeer[] = []): DeviceState {
   const product = PRODUCTS[platform];
   const keys = generateWireGuardKeyPair();
   const guest = (vmid: number, name: string, type: GuestType, status: GuestStatus): Guest => ({ vmid, name, type, status, node });
@@ -141,7 +148,7 @@ export function defaultDeviceState(platform: Platform, node: string, now: Date):
           listen_port: 51820,
           public_key: keys.publicKey,
           private_key: keys.privateKey,
-          peers: [],
+          peers: seedPeers.map((p) => ({ ...p, server_name: 'ALWAYSON_VPN', allowed_ips: '0.0.0.0/0, ::/0', dns: null, created_at: now.toISOString() })),
         },
       ],
     },
@@ -153,6 +160,8 @@ export interface DeviceStateOptions {
   /** Hypervisor node name of the simulated guests (usually the hostname). */
   node: string;
   now?: () => Date;
+  /** WireGuard peers a fresh device starts with (ignored when the state file exists). */
+  seedPeers?: readonly SeedPeer[];
 }
 
 export class DeviceStateStore {
@@ -186,7 +195,7 @@ export class DeviceStateStore {
       return new DeviceStateStore(file, parsed);
     }
     const now = (options.now ?? (() => new Date()))();
-    const store = new DeviceStateStore(file, { version: 1, agent_id: null, device: defaultDeviceState(options.platform, options.node, now) });
+    const store = new DeviceStateStore(file, { version: 1, agent_id: null, device: defaultDeviceState(options.platform, options.node, now, options.seedPeers) });
     await store.persist();
     return store;
   }

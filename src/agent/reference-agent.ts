@@ -10,7 +10,7 @@ import { BinaryHash } from './binary-hash.js';
 import { recordReboot } from './commands/device.js';
 import { commandHandlers, dispatchText } from './commands/index.js';
 import type { CommandContext, CommandTable } from './commands/types.js';
-import { DeviceStateStore, type DeviceView, type Platform } from './device-state.js';
+import { DeviceStateStore, type DeviceView, type Platform, type SeedPeer } from './device-state.js';
 import { heartbeatDocument } from './heartbeat-document.js';
 import { reconnectWindowMs } from './reconnect-delay.js';
 import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
@@ -39,6 +39,8 @@ export interface ReferenceAgentOptions {
   binaryPath?: string;
   /** System data of a heartbeat (without agent_id/platform, which the agent adds); default: this machine's. */
   collectSystem?: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** WireGuard peers a fresh simulated device starts with (the fleet's firewall profile). */
+  seedPeers?: readonly SeedPeer[];
   log?: (line: string) => void;
   /** How long a simulated reboot keeps the agent away. */
   rebootDowntimeMs?: number;
@@ -139,7 +141,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.started = true;
     // The first CPU reading now: the first heartbeat reports the load since then, not since boot.
     await Promise.all([this.collector?.prime(), this.binary?.current()]);
-    this.store = await DeviceStateStore.open(this.options.stateFile, { platform: this.platform, node: this.hostname });
+    this.store = await DeviceStateStore.open(this.options.stateFile, { platform: this.platform, node: this.hostname, ...(this.options.seedPeers ? { seedPeers: this.options.seedPeers } : {}) });
     this.id = this.options.agentId ?? this.store.agentId;
     await this.registerWithRetry();
     if (this.stopped) return;

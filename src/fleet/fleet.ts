@@ -115,6 +115,7 @@ export class Fleet {
       platform,
       heartbeatIntervalMs: this.options.intervalMs,
       collectSystem: () => system.collect(agent.device),
+      seedPeers: system.seedPeers(),
       ...(this.options.log ? { log: (line: string) => this.options.log!(`${prefix}-${n + 1}: ${line}`) } : {}),
     });
     agent.on('registered', () => this.#stats.registered++);

@@ -5,8 +5,8 @@
 // packet now and then, uptime counts. The profile is shared by every agent (10,000 agents must fit in one
 // process); each beat builds a fresh shallow copy with only the moving parts new.
 import { readFileSync } from 'node:fs';
-import type { DeviceView, Platform } from '../agent/device-state.js';
-import { hypervisorGuests } from '../agent/heartbeat-document.js';
+import type { DeviceView, Platform, SeedPeer } from '../agent/device-state.js';
+import { hypervisorGuests, wireguardServers, type PeerStats } from '../agent/heartbeat-document.js';
 
 type Json = Record<string, unknown>;
 type Item = Record<string, unknown>;
@@ -52,6 +52,8 @@ function dailyLoad(at: Date): number {
 }
 
 export class SimulatedSystem {
+  /** Per platform, its profile's peer traffic figures (like the profiles, read once per process). */
+  private static readonly statsByPlatform: Partial<Record<Platform, ReadonlyMap<string, PeerStats>>> = {};
   private readonly template: Json;
   private readonly cpu: Wander;
   private readonly memory: Wander;
@@ -93,7 +95,7 @@ export class SimulatedSystem {
     const seconds = Math.max(0, (now - this.last) / 1000);
     this.last = now;
     const at = new Date(now);
-    const { updates: _fromProfile, hypervisor, ...rest } = this.template;
+    const { updates: _fromProfile, hypervisor, vpn, ...rest } = this.template;
     const cpu = this.template.cpu as Json;
     const memory = this.template.memory as Json;
     const memoryTotal = Number(memory.total_bytes ?? 0);
@@ -110,7 +112,25 @@ export class SimulatedSystem {
       ...(this.template.gateways ? { gateways: list(this.template.gateways).map((g, i) => this.gateway(g, i)) } : {}),
       // Guests come from the device, so start/stop commands show in the next heartbeat.
       ...(hypervisor && device ? { hypervisor: { ...(hypervisor as Json), node: this.hostname, ...hypervisorGuests(device) } } : {}),
+      // WireGuard peers too (seeded from the profile, see seedPeers): added and deleted ones show.
+      ...(vpn ? { vpn: device ? { ...(vpn as Json), wireguard: { servers: wireguardServers(device, this.peerStats()) } } : vpn } : {}),
     };
+  }
+
+  /** The profile's WireGuard peers, for the fresh device of a simulated firewall to start with. */
+  seedPeers(): SeedPeer[] {
+    return this.profilePeers().map((p) => ({ uuid: String(p.uuid), name: String(p.name), tunnel_address: String(p.tunnel_address), public_key: String(p.public_key), endpoint: String(p.endpoint ?? '') }));
+  }
+
+  private profilePeers(): Item[] {
+    return list(list(((this.template.vpn as Json | undefined)?.wireguard as Json | undefined)?.servers)[0]?.peers);
+  }
+
+  /** The profile's traffic figures of its peers, by uuid (shared, read-only). */
+  private peerStats(): ReadonlyMap<string, PeerStats> {
+    return (SimulatedSystem.statsByPlatform[this.platform] ??= new Map(
+      this.profilePeers().map((p) => [String(p.uuid), { latest_handshake: p.latest_handshake, transfer_rx: p.transfer_rx, transfer_tx: p.transfer_tx, status: p.status }]),
+    ));
   }
 
   private disk(disk: Item, i: number, seconds: number): Item {
