@@ -65,6 +65,15 @@ export interface DeviceState {
     last_reload_at: string | null;
     servers: VpnServer[];
   };
+  /** What the simulated configuration changed since shipping (config-drift.ts); absent until it first does. */
+  config_changes?: ConfigChanges;
+}
+
+export interface ConfigChanges {
+  revision: number;
+  timezone: string;
+  /** Filter rules added, oldest first (at most a few are kept). */
+  rules: Array<{ uuid: string; descr: string; source: string }>;
 }
 
 /** The device as `DeviceStateStore.device` hands it out: the current state itself, frozen. */

@@ -10,6 +10,7 @@ import { BinaryHash } from './binary-hash.js';
 import { recordReboot } from './commands/device.js';
 import { commandHandlers, dispatchText } from './commands/index.js';
 import type { CommandContext, CommandTable } from './commands/types.js';
+import { driftConfig } from './config-drift.js';
 import { DeviceStateStore, type DeviceView, type Platform, type SeedPeer } from './device-state.js';
 import { heartbeatDocument } from './heartbeat-document.js';
 import { reconnectWindowMs } from './reconnect-delay.js';
@@ -41,6 +42,8 @@ export interface ReferenceAgentOptions {
   collectSystem?: () => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** WireGuard peers a fresh simulated device starts with (the fleet's firewall profile). */
   seedPeers?: readonly SeedPeer[];
+  /** Chance per heartbeat that the simulated configuration changes (config-drift.ts); default never. */
+  configChangeChance?: number;
   log?: (line: string) => void;
   /** How long a simulated reboot keeps the agent away. */
   rebootDowntimeMs?: number;
@@ -193,6 +196,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.heartbeatTimer = undefined;
     if (this.stopped || this.rebooting) return;
     await this.sendHeartbeat();
+    if (this.store && Math.random() < (this.options.configChangeChance ?? 0)) await this.store.update(driftConfig);
     if (this.stopped || this.rebooting || this.heartbeatTimer) return;
     this.heartbeatTimer = setTimeout(() => void this.heartbeatTick(), this.intervalMs);
   }

@@ -12,6 +12,7 @@ import {
   type AgentFrame,
   type CommandFrame,
 } from '../../modules/agent-hub/agent-protocol.js';
+import { renderConfig } from '../config-drift.js';
 import { applyUpdates, hypervisorAction, majorUpdate, reboot, updateCheck } from './device.js';
 import { execHandler } from './exec.js';
 import { tunnelConnect, tunnelDisconnect, tunnelPause, tunnelResume } from './tunnel.js';
@@ -20,7 +21,7 @@ import { vpnPeerAdd, vpnPeerDelete, vpnPeerList } from './vpn.js';
 
 async function backup(_params: unknown, ctx: CommandContext) {
   try {
-    return { content: await readFile(ctx.backupFile, 'utf8') };
+    return { content: renderConfig(await readFile(ctx.backupFile, 'utf8'), ctx.device.device.config_changes) };
   } catch (err) {
     throw new CommandError(`cannot read the configuration file ${ctx.backupFile}: ${(err as Error).message}`);
   }
