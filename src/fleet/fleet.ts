@@ -116,8 +116,9 @@ export class Fleet {
       heartbeatIntervalMs: this.options.intervalMs,
       collectSystem: () => system.collect(agent.device),
       seedPeers: system.seedPeers(),
-      // About every five minutes, so a demo's backups taken a while apart have something to compare.
-      configChangeChance: Math.min(1, this.options.intervalMs / 300_000),
+      // A firewall's configuration changes about every five minutes, so a demo's backups taken a while
+      // apart have something to compare.
+      ...(platform === 'freebsd' ? { configChangeChance: Math.min(1, this.options.intervalMs / 300_000) } : {}),
       ...(this.options.log ? { log: (line: string) => this.options.log!(`${prefix}-${n + 1}: ${line}`) } : {}),
     });
     agent.on('registered', () => this.#stats.registered++);
