@@ -63,6 +63,7 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     await page.goto(`${server.url}/agents`);
     const names = () => page.getByTestId('agent-row').locator('td:first-child').allTextContents();
     await expect.poll(names, { timeout: 15_000 }).toEqual(['fw-tabs', 'pve-tabs']);
+    expect(await page.title()).toBe('Agents · RMM');
     await page.getByRole('button', { name: /^Name( ▲| ▼)?$/ }).click();
     await expect.poll(names).toEqual(['pve-tabs', 'fw-tabs']);
     expect(new URL(page.url()).searchParams.get('dir')).toBe('desc');
@@ -82,6 +83,8 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
   it("shows the firewall's system data as panels, agent strings as text", async () => {
     await open(firewall, 'overview');
     await panel('System').waitFor();
+    // The browser tab names the agent and the tab, not just the product.
+    await expect.poll(() => page.title()).toBe('fw-tabs · Overview · RMM');
     expect(await panel('System').textContent()).toContain('OPNsense 25.7.8');
     expect(await panel('Gateways').textContent()).toContain('WAN_DHCP');
     expect(await panel('Updates').textContent()).toContain('Version 25.7.9 available');

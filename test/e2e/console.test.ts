@@ -98,6 +98,7 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
 
   it('takes two backups and shows the diff between them', async () => {
     await agentPage('backups');
+    await expect.poll(() => page.title()).toBe('fw-e2e · Backups · RMM');
     await page.getByRole('button', { name: 'Take backup now' }).click();
     await expect.poll(() => page.getByTestId('backup-row').count(), { timeout: 15_000 }).toBe(1);
     const config = await readFile(backupFile, 'utf8');

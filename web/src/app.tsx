@@ -18,6 +18,7 @@ import { TaskPage } from './tasks/task-page';
 import { TasksPage } from './tasks/tasks-page';
 import { Link, match, usePath } from './router';
 import { UsersPage } from './users/users-page';
+import { pageTitle } from './ui/page-title';
 import { Loading } from './ui/widgets';
 
 // The agent page (charts, diff, panels) is most of the code: loaded when first opened, so the fleet
@@ -107,15 +108,19 @@ const NAV: readonly { to: string; label: string }[] = [
 ];
 
 function Header({ username, path }: { username: string; path: string }) {
+  // Agent pages name the agent and its tab themselves (agent-page.tsx); every other page its section.
+  const current = NAV.find((n) => (n.to === '/' ? path === '/' : path.startsWith(n.to)));
+  const label = current?.label;
+  const agentPage = /^\/agents\/[^/]+/.test(path);
   useEffect(() => {
-    document.title = 'RMM console';
-  }, [path]);
+    if (!agentPage) document.title = pageTitle(label);
+  }, [agentPage, label]);
   const signOut = async () => {
     // Ends this user's tokens on the server too; the page signs out even if the server is unreachable.
     await api('/auth/logout', { method: 'POST', body: {} }).catch(() => undefined);
     endSession('You have signed out.');
   };
-  const section = NAV.find((n) => (n.to === '/' ? path === '/' : path.startsWith(n.to)))?.to;
+  const section = current?.to;
   return (
     <header className="topbar">
       <Link to="/" className="brand">

@@ -6,6 +6,7 @@ import { api } from '../api/client';
 import { PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
 import { UpdaterReportNote } from '../firmware/updater-report';
 import { Link } from '../router';
+import { usePageTitle } from '../ui/page-title';
 import { useResource } from '../use-resource';
 import { ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
 import { ActionsTab } from './actions/actions-tab';
@@ -39,6 +40,7 @@ const REFRESH_MS = 30_000;
 
 export function AgentPage({ id, tab }: { id: string; tab: string }) {
   const agent = useResource((signal) => api<AgentDetail>(`/agents/${encodeURIComponent(id)}`, { signal }), [id], { refreshMs: REFRESH_MS });
+  usePageTitle(agent.data?.name ?? 'Agent', (TABS.find((t) => t.id === tab) ?? TABS[0])?.label);
   if (!agent.data) return agent.error ? <ErrorBanner error={agent.error} /> : <Loading />;
   const a = agent.data;
   const tabs = TABS.filter((t) => !t.platforms || (a.platform !== null && t.platforms.includes(a.platform)));
