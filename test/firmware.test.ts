@@ -170,4 +170,26 @@ describe('the update request flag', () => {
     expect(await flagOf(inside)).toBe(true);
     expect(await flagOf(outside)).toBe(false);
   });
+
+  it('request-update-all with a platform flags that platform\'s agents only (the console\'s filter)', async () => {
+    const admin = bearer(await adminToken(s));
+    const customer = await createCustomer(s.app, (admin.authorization ?? '').slice(7), 'K-FW-2');
+    const agentKeyOfCustomer = (await createKey(s.app, admin, 'agent', customer.id)).key;
+    const writeKey = (await createKey(s.app, admin, 'write', customer.id)).key;
+    const registered = async (hostname: string, platform: string) => {
+      const res = await s.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(agentKeyOfCustomer), payload: { hostname, platform } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json<{ agent_id: string }>().agent_id;
+    };
+    const firewall = await registered('fw-only', 'freebsd');
+    const host = await registered('pve-not', 'linux');
+    const res = await s.app.inject({ method: 'POST', url: '/api/v1/agents/request-update-all?platform=freebsd', headers: apiKey(writeKey) });
+    expect(res.json()).toEqual({ updated: 1 });
+    expect(await flagOf(firewall)).toBe(true);
+    expect(await flagOf(host)).toBe(false);
+    const bad = await s.app.inject({ method: 'POST', url: '/api/v1/agents/request-update-all?platform=solaris', headers: apiKey(writeKey) });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await flagOf(host)).toBe(false);
+  });
 });

@@ -74,11 +74,12 @@ export async function clearUpdateRequestUnlessChecking(db: Db, agentId: string):
 }
 
 /** Flags every agent of the scope (all agents when unscoped); returns how many. */
-export async function requestUpdateForAll(db: Db, scope: CustomerScope, at: Date): Promise<number> {
+export async function requestUpdateForAll(db: Db, scope: CustomerScope, at: Date, platform?: 'freebsd' | 'linux' | 'windows'): Promise<number> {
   const result = await db
     .updateTable('agents')
     .set({ update_requested: true, update_requested_at: requestedSince(at) })
     .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
+    .$if(platform !== undefined, (q) => q.where('platform', '=', platform!))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
-import { agentParams } from '../agents/agents.schemas.js';
+import { agentParams, platformSchema } from '../agents/agents.schemas.js';
 import type { UpdateFlags } from './update-flag.js';
 
 const tags = ['firmware'];
@@ -40,11 +40,14 @@ export const updateFlagRoutes: FastifyPluginAsyncZod<{ flags: UpdateFlags }> = a
       config: { access: 'write', audit: 'agent.update_request_all' },
       schema: {
         summary: 'Request a firmware update for every agent the caller can see',
-        description: 'A customer-scoped key flags its customer\'s agents only. `updated` is how many agents are now flagged.',
+        description:
+          'A customer-scoped key flags its customer\'s agents only; `platform` limits it to one platform (the console\'s filter). ' +
+          '`updated` is how many agents are now flagged.',
         tags,
+        querystring: z.object({ platform: platformSchema.optional().describe('Only agents of this platform') }),
         response: { 200: z.object({ updated: z.number().int() }) },
       },
     },
-    async (request) => flags.setAll(callerOf(request)),
+    async (request) => flags.setAll(callerOf(request), request.query.platform),
   );
 };

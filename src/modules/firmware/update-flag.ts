@@ -34,8 +34,8 @@ export class UpdateFlags {
   }
 
   /** Flags every agent the caller can see; returns how many that is. */
-  async setAll(caller: Caller): Promise<{ updated: number }> {
-    return { updated: await repo.requestUpdateForAll(this.db, scopeOf(caller), this.clock.now()) };
+  async setAll(caller: Caller, platform?: Platform): Promise<{ updated: number }> {
+    return { updated: await repo.requestUpdateForAll(this.db, scopeOf(caller), this.clock.now(), platform) };
   }
 
   /**

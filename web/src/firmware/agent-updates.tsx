@@ -40,8 +40,8 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
   const requestAll = () =>
     guard(async () => {
       setFlagged(undefined);
-      // The API has no platform filter for this: it flags every agent the caller can see.
-      setFlagged((await api<{ updated: number }>('/agents/request-update-all', { method: 'POST', body: {} })).updated);
+      // The list's platform filter limits it too: "all" means all that are shown.
+      setFlagged((await api<{ updated: number }>('/agents/request-update-all', { method: 'POST', body: {}, query: { platform } })).updated);
       agents.reload();
     });
 
@@ -65,8 +65,8 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
           </select>
         </label>
         <ConfirmButton
-          label="Request update for all"
-          question="Flag every agent you can see, on all platforms (the API cannot limit this to one platform)?"
+          label={platform ? `Request update for all ${PLATFORM_LABELS[platform]} agents` : 'Request update for all'}
+          question={platform ? `Flag every ${PLATFORM_LABELS[platform]} agent you can see?` : 'Flag every agent you can see, on all platforms?'}
           busyLabel="Requesting…"
           onConfirm={requestAll}
         />
