@@ -9,7 +9,7 @@ import type { TabProps } from '../tab-props';
 import { isEmpty } from './chart-data';
 import type { Unit } from './chart-theme';
 import { chartFor, useInterfaces, useRatesChart, useSummaryChart, type RangedChart, type SummaryMetric } from './metric-queries';
-import { DEFAULT_RANGE, RANGES, rangeById, type TimeRange } from './ranges';
+import { defaultRangeFor, RANGES, rangeById, type TimeRange } from './ranges';
 import { TimeChart } from './time-chart';
 import './metrics.css';
 
@@ -28,13 +28,14 @@ const GAUGES: readonly GaugeChart[] = [
 ];
 
 export function MetricsTab({ agent }: TabProps) {
-  const range = rangeById(useQuery().get('range'));
+  const fallback = defaultRangeFor(agent.created_at);
+  const range = rangeById(useQuery().get('range'), fallback);
   return (
     <div className="metrics-tab">
       <div className="row metrics-head">
         <div className="segmented" role="group" aria-label="Time range">
           {RANGES.map((r) => (
-            <button key={r.id} type="button" aria-pressed={r.id === range.id} onClick={() => setQuery({ range: r.id === DEFAULT_RANGE.id ? undefined : r.id })}>
+            <button key={r.id} type="button" aria-pressed={r.id === range.id} onClick={() => setQuery({ range: r.id === fallback.id ? undefined : r.id })}>
               {r.label}
             </button>
           ))}

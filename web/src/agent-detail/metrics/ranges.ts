@@ -29,9 +29,19 @@ export const RANGES: readonly TimeRange[] = [
 
 export const DEFAULT_RANGE: TimeRange = RANGES[1]!;
 
-/** The range named in the URL, or the default for a missing or unknown one. */
-export function rangeById(id: string | null): TimeRange {
-  return RANGES.find((r) => r.id === id) ?? DEFAULT_RANGE;
+/**
+ * The range a page opens on: the shortest that holds everything since `since` (when the agent was
+ * created; it has no samples from before), and at most the usual 24 hours. An agent with 10 minutes of
+ * data opened on 24 hours showed a sliver at the right edge (issue 33).
+ */
+export function defaultRangeFor(since: string | undefined, now = Date.now()): TimeRange {
+  const age = since ? now - Date.parse(since) : Number.NaN;
+  return RANGES.find((r) => r.ms >= age && r.ms <= DEFAULT_RANGE.ms) ?? DEFAULT_RANGE;
+}
+
+/** The range named in the URL, or `fallback` for a missing or unknown one. */
+export function rangeById(id: string | null, fallback: TimeRange = DEFAULT_RANGE): TimeRange {
+  return RANGES.find((r) => r.id === id) ?? fallback;
 }
 
 /** The window to ask for, ending now (computed per request, so a refresh moves it along). */
