@@ -74,6 +74,17 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     await form.getByLabel('Name').fill('fw-coming-soon');
     await form.getByRole('button', { name: 'Pre-register' }).click();
     await expect.poll(() => form.getByRole('status').textContent(), { timeout: 15_000 }).toContain('Pre-registered fw-coming-soon');
+    // The same name again: the conflict in plain words, and the earlier success no longer beside it.
+    await form.getByLabel('Name').fill('fw-coming-soon');
+    await form.getByRole('button', { name: 'Pre-register' }).click();
+    const alert = form.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).not.toMatch(/CONFLICT|request [0-9a-f-]{36}/);
+    expect(await alert.getAttribute('title')).toMatch(/^Request [0-9a-f-]{36}$/);
+    expect(await form.getByRole('status').count()).toBe(0);
+    // Chromium logs the 409 answer itself; expected here, so it is not counted as trouble at the end.
+    await expect.poll(() => trouble.findIndex((t) => t.includes('status of 409'))).toBeGreaterThanOrEqual(0);
+    trouble.splice(trouble.findIndex((t) => t.includes('status of 409')), 1);
     await page.getByLabel('Search').fill('');
     await page.getByLabel('Status').selectOption('unknown');
     await expect.poll(names).toEqual(['fw-coming-soon']);

@@ -14,6 +14,8 @@ export function PreRegisterForm({ customers, onCreated }: { customers: Customer[
   const [created, setCreated] = useState<Agent>();
 
   const { busy, error, submit } = useSubmit(async () => {
+    // The last success is no longer news: it must not stand beside this attempt's error.
+    setCreated(undefined);
     const agent = await api<Agent>('/agents', { method: 'POST', body: { name: name.trim(), customer_id: customerId ? Number(customerId) : null } });
     setCreated(agent);
     setName('');

@@ -27,15 +27,17 @@ export function RelativeTime({ iso }: { iso: string | null }) {
   );
 }
 
+/** What went wrong, in the server's words: no error codes or request ids in the text (issue 33). */
 export function errorText(error: unknown): string {
-  if (error instanceof ApiError) return error.requestId ? `${error.message} (${error.code}, request ${error.requestId})` : error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The request id stays at hand for a support ticket: in the banner's tooltip, not in its text. */
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;
+  const requestId = error instanceof ApiError ? error.requestId : undefined;
   return (
-    <div className="banner banner-error" role="alert">
+    <div className="banner banner-error" role="alert" title={requestId ? `Request ${requestId}` : undefined}>
       {errorText(error)}
     </div>
   );
