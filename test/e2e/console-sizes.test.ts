@@ -81,6 +81,12 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
   }, PROCESS_TEST_TIMEOUT_MS);
   afterAll(() => run?.close());
 
+  it("names a task's customer, not only its number", async () => {
+    const task = pages.find((p) => p.name === 'task')!;
+    await page.goto(`${server.url}${task.path}`);
+    await page.getByRole('link', { name: '10001 Bäckerei Sonnenschein GmbH' }).waitFor({ timeout: 10_000 });
+  });
+
   for (const size of SIZES) {
     it(`shows every page at ${size.width}×${size.height} without sideways scrolling`, async () => {
       await page.setViewportSize(size);

@@ -3,7 +3,7 @@
 // recurring task's next run shows up without a reload.
 import { useEffect, useState, type ReactNode } from 'react';
 import { api } from '../api/client';
-import type { AgentDetail } from '../api/types';
+import type { AgentDetail, Customer } from '../api/types';
 import { Link } from '../router';
 import { formatDateTime } from '../ui/format';
 import { useActionError } from '../ui/use-action-error';
@@ -136,11 +136,14 @@ function TaskActions({ task, onDone }: { task: Task; onDone: () => void }) {
 function TaskFacts({ task }: { task: Task }) {
   // The agent's name is a nicety: the id stays on screen when the agent is gone or out of reach.
   const agent = useResource((signal) => api<AgentDetail>(`/agents/${encodeURIComponent(task.agent_id)}`, { signal }), [task.agent_id]);
+  // The task carries its customer's number; the name (and a link) come from the customers list.
+  const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
+  const customer = customers.data?.find((c) => c.number === task.customer_number);
   const facts: [string, ReactNode][] = [
     ['Kind', KIND_LABELS[task.kind] ?? task.kind],
     ['Parameters', <span className="mono">{describeParams(task)}</span>],
     ['Agent', <Link to={`/agents/${encodeURIComponent(task.agent_id)}`}>{agent.data?.name ?? task.agent_id}</Link>],
-    ['Customer', task.customer_number ?? '–'],
+    ['Customer', customer ? <Link to={`/customers/${customer.id}`}>{`${customer.number} ${customer.name}`}</Link> : (task.customer_number ?? '–')],
     [
       'Schedule',
       task.cron ? (
