@@ -9,9 +9,16 @@ import net from 'node:net';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** How often, and how many times at most, the count is read again until it stops moving. */
-const SETTLE_GAP_MS = 20;
-const SETTLE_READINGS = 25;
+/**
+ * How often the count is read, how long it must stay the same, and how many readings at most. The
+ * peer acknowledges a small last segment only when its delayed-ACK timer fires (40 ms, up to 200 ms on
+ * Linux), so two readings 20 ms apart could agree while bytes it had received were still
+ * unacknowledged: the client then got up to one segment more than was counted (seen in CI: 15 KiB).
+ * Unchanged for longer than that timer, the count is what the peer holds.
+ */
+const SETTLE_GAP_MS = 25;
+const STABLE_FOR_MS = 250;
+const SETTLE_READINGS = 120;
 
 /** Node's own bookkeeping on a socket (not public API; checked at run time). */
 interface SocketInternals {
@@ -22,20 +29,23 @@ interface SocketInternals {
 }
 
 /**
- * Bytes of `socket` its peer acknowledged, read until two readings agree, or null when this platform
- * cannot tell. One reading is not enough: a peer that stopped reading still takes bytes for a while as
- * its receive window grows, and segments on their way are received but not yet acknowledged. Once the
- * peer's buffer is full nothing moves, and then acknowledged is exactly what the peer holds. Real
+ * Bytes of `socket` its peer acknowledged, read until it has stayed the same for STABLE_FOR_MS, or null
+ * when this platform cannot tell. One reading is not enough: a peer that stopped reading still takes
+ * bytes for a while as its receive window grows, and segments on their way are received but not yet
+ * acknowledged. Once the peer's buffer is full nothing moves, and then acknowledged is exactly what the
+ * peer holds. Real
  * timers: this is about the kernel's pace, not the application's clock. Resolves early if the socket
  * is destroyed meanwhile.
  */
 export async function bytesAcknowledged(socket: net.Socket): Promise<number | null> {
   if (process.platform !== 'linux') return null;
   let last = await readingOf(socket);
+  let unchanged = 0;
   for (let i = 1; i < SETTLE_READINGS && last !== null && !socket.destroyed; i++) {
     await sleep(SETTLE_GAP_MS);
     const next = await readingOf(socket);
-    if (next === last) return next;
+    unchanged = next === last ? unchanged + 1 : 0;
+    if (unchanged * SETTLE_GAP_MS >= STABLE_FOR_MS) return next;
     last = next;
   }
   return last;
