@@ -126,6 +126,9 @@ const PRODUCTS: Record<Platform, { product: string; version: string; wan: string
  */
 export type SeedPeer = Pick<VpnPeer, 'uuid' | 'name' | 'tunnel_address' | 'public_key' | 'endpoint'>;
 
+/** The one WireGuard server a fresh simulated device has (OPNsense's usual name for it). */
+const VPN_SERVER = 'ALWAYSON_VPN';
+
 export function defaultDeviceState(platform: Platform, node: string, now: Date, seedPeers: readonly SeedPeer[] = []): DeviceState {
   const product = PRODUCTS[platform];
   const keys = generateWireGuardKeyPair();
@@ -152,12 +155,12 @@ export function defaultDeviceState(platform: Platform, node: string, now: Date, 
       servers: [
         {
           uuid: randomUUID(),
-          name: 'ALWAYSON_VPN',
+          name: VPN_SERVER,
           address: '10.200.0.1/24',
           listen_port: 51820,
           public_key: keys.publicKey,
           private_key: keys.privateKey,
-          peers: seedPeers.map((p) => ({ ...p, server_name: 'ALWAYSON_VPN', allowed_ips: '0.0.0.0/0, ::/0', dns: null, created_at: now.toISOString() })),
+          peers: seedPeers.map((p) => ({ ...p, server_name: VPN_SERVER, allowed_ips: '0.0.0.0/0, ::/0', dns: null, created_at: now.toISOString() })),
         },
       ],
     },

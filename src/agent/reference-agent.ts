@@ -196,7 +196,10 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.heartbeatTimer = undefined;
     if (this.stopped || this.rebooting) return;
     await this.sendHeartbeat();
-    if (this.store && Math.random() < (this.options.configChangeChance ?? 0)) await this.store.update(driftConfig);
+    if (this.store && Math.random() < (this.options.configChangeChance ?? 0)) {
+      // A change that cannot be written (disk full) is skipped; the heartbeats go on regardless.
+      await this.store.update(driftConfig).catch((err: unknown) => this.log(`could not record a configuration change: ${(err as Error).message}`));
+    }
     if (this.stopped || this.rebooting || this.heartbeatTimer) return;
     this.heartbeatTimer = setTimeout(() => void this.heartbeatTick(), this.intervalMs);
   }

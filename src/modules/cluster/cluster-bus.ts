@@ -31,7 +31,6 @@ const MAX_PINGS_OUT = 2;
 export class ClusterBus {
   #nc: NatsConnection | undefined;
   #available = false;
-  /** Rejects when the link drops: requests in flight race it. */
   /** Fails each request waiting for an answer; called when the link is lost. */
   readonly #waiting = new Set<(err: BusError) => void>();
   readonly #encoder = new TextEncoder();

@@ -82,12 +82,12 @@ export class ClusterCommander implements AgentCommander, AgentConnections, Agent
     return this.#unwrap(reply as CommandReply);
   }
 
-  /** The hub took over (`true`) or let go of an agent's socket: serve its subjects here, or stop. */
   /** The agents whose sockets this instance holds. */
   heldAgents(): string[] {
     return [...this.#held.keys()];
   }
 
+  /** The hub took over (`true`) or let go of an agent's socket: serve its subjects here, or stop. */
   presenceChanged(agentId: string, holding: boolean, recorded?: Promise<void>): void {
     void this.presence.local(agentId, holding, new Date(), recorded);
     if (!holding) {
