@@ -37,6 +37,10 @@ describe('POST /apikeys', () => {
       permissions: 'agent',
       customer_id: customer.id,
       created_at: expect.stringMatching(ISO),
+      expires_at: null,
+      max_uses: null,
+      uses: 0,
+      expired: false,
     });
   });
 

@@ -31,6 +31,7 @@ const AGENT_KEY = [
   /^POST \/api\/v1\/agent\/(register|heartbeat)$/,
   /^GET \/api\/v1\/firmware(\/latest|\/download)?$/,
   /^GET \/api\/v1\/installer\/download$/,
+  /^GET \/api\/v1\/install\/agent\.(sh|ps1)$/,
   /^GET \/api\/v1\/agents\/:[^/]+$/,
   /^DELETE \/api\/v1\/agents\/:[^/]+\/request-update$/,
   /^POST \/api\/v1\/agents\/:[^/]+\/updater-report$/,

@@ -52,6 +52,11 @@ export interface ApiKeysTable {
   permissions: Permission;
   customer_id: number | null;
   created_at: CreatedAt;
+  /** Enrollment keys (migration 0016): no use after this time; null: never expires. */
+  expires_at: Timestamp | null;
+  /** Installs (script or package downloads) the key may make; null: unlimited. */
+  max_uses: number | null;
+  uses: Generated<number>;
 }
 
 export interface AuditLogTable {

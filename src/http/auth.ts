@@ -79,6 +79,7 @@ async function resolve(auth: Authenticators, kind: 'api_key' | 'token', value: s
   try {
     return await (kind === 'api_key' ? auth.apiKey(value) : auth.accessToken(value));
   } catch (err) {
+    if (err instanceof AppError) throw err; // a decided refusal (an expired key), not an outage
     throw new AppError('SERVICE_UNAVAILABLE', 'Credentials cannot be checked right now; try again', { cause: err });
   }
 }

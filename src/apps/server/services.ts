@@ -29,7 +29,7 @@ export function createCoreServices(
 ): CoreServices {
   const box = new SecretBox(secrets.encryptionKey);
   const passwords = new PasswordHasher(options.bcryptRounds);
-  const apiKeys = new ApiKeyService(db.db);
+  const apiKeys = new ApiKeyService(db.db, clock);
   return {
     box,
     passwords,

@@ -5,7 +5,7 @@ import type { Database, Permission } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 import type { CustomerScope } from '../auth/caller.js';
 
-const PUBLIC_COLUMNS = ['id', 'name', 'key_hint', 'permissions', 'customer_id', 'created_at'] as const;
+const PUBLIC_COLUMNS = ['id', 'name', 'key_hint', 'permissions', 'customer_id', 'created_at', 'expires_at', 'max_uses', 'uses'] as const;
 
 export interface ApiKeyRow {
   id: number;
@@ -14,11 +14,22 @@ export interface ApiKeyRow {
   permissions: Permission;
   customer_id: number | null;
   created_at: Date;
+  expires_at: Date | null;
+  max_uses: number | null;
+  uses: number;
 }
 
 export function insertApiKey(
   db: Kysely<Database>,
-  values: { name: string; key_hash: string; key_hint: string; permissions: Permission; customer_id: number | null },
+  values: {
+    name: string;
+    key_hash: string;
+    key_hint: string;
+    permissions: Permission;
+    customer_id: number | null;
+    expires_at: Date | null;
+    max_uses: number | null;
+  },
 ): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(values).returning(PUBLIC_COLUMNS).executeTakeFirstOrThrow();
 }
@@ -44,4 +55,19 @@ export function findApiKeyByHash(db: Kysely<Database>, keyHash: string): Promise
 
 export async function deleteApiKey(db: Kysely<Database>, id: number): Promise<void> {
   await db.deleteFrom('api_keys').where('id', '=', id).execute();
+}
+
+/**
+ * Counts one use of a key, in one statement so concurrent installs cannot overrun `max_uses`; undefined
+ * when the key is gone, expired or used up (nothing counted).
+ */
+export function countUse(db: Kysely<Database>, id: number, now: Date): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set((eb) => ({ uses: eb('uses', '+', 1) }))
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where((eb) => eb.or([eb('max_uses', 'is', null), eb('uses', '<', eb.ref('max_uses'))]))
+    .returning(PUBLIC_COLUMNS)
+    .executeTakeFirst();
 }

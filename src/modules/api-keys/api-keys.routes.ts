@@ -35,14 +35,19 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ apiKeys: ApiKeyService }> = a
         summary: 'Create an API key; the response is the only place the key appears',
         description:
           'A key may create keys up to its own permission (agent < read < write < admin) and within its own ' +
-          'customer scope: 403 otherwise; a customer outside the scope is 404.',
+          'customer scope: 403 otherwise; a customer outside the scope is 404. An enrollment key is one with `expires_at` ' +
+          'or `max_uses`: past its expiry or its last use every request with it answers 401 UNAUTHORIZED (`API key expired at …`, ' +
+          '`API key used up …`), and lists show it with `expired: true`. It is meant for installing: the install script ' +
+          '(/install/agent.sh, /install/agent.ps1) counts a use and gives the device its customer\'s installer key, so agents ' +
+          'installed with it keep working after it expires.',
         tags,
         body: createApiKeyBody,
         response: { 201: createdApiKeySchema },
       },
     },
     async (request, reply) => {
-      const created = await apiKeys.create(callerOf(request), request.body);
+      const { expires_at: expiresAt, ...rest } = request.body;
+      const created = await apiKeys.create(callerOf(request), { ...rest, expires_at: expiresAt ? new Date(expiresAt) : null });
       return reply.code(201).send({ ...toApiKeyDto(created), key: created.key });
     },
   );

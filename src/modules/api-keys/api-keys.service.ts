@@ -1,7 +1,10 @@
 // API keys (contract §1): created with a permission and an optional customer scope, shown once, stored
 // as SHA-256. A key never creates or deletes a key above its own permission or outside its scope.
+// Enrollment keys (issue 33) are keys with an expiry time or a number of uses (installs); an expired
+// or used-up key answers 401 everywhere.
 import type { Kysely } from 'kysely';
 import type { Database, Permission } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 import { permissionWithin } from '../auth/access-policy.js';
@@ -16,7 +19,18 @@ export interface NewApiKey {
   name: string;
   permissions: Permission;
   customer_id?: number | null | undefined;
+  expires_at?: Date | null | undefined;
+  max_uses?: number | null | undefined;
 }
+
+/** Why a key no longer works, or null while it does. */
+export function keyExpiry(key: Pick<ApiKey, 'expires_at' | 'max_uses' | 'uses'>, now: Date): string | null {
+  if (key.expires_at !== null && key.expires_at.getTime() <= now.getTime()) return `API key expired at ${key.expires_at.toISOString()}`;
+  if (key.max_uses !== null && key.uses >= key.max_uses) return `API key used up (${key.max_uses} of ${key.max_uses} uses)`;
+  return null;
+}
+
+const expiredKey = (message: string) => new AppError('UNAUTHORIZED', message, { headers: { 'www-authenticate': 'Bearer realm="rmm"' } });
 
 /**
  * Every agent request presents a key, so lookups are cached briefly. Deleting a key (or its customer)
@@ -27,11 +41,14 @@ const CACHE_TTL_MS = 10_000;
 const CACHE_MAX_ENTRIES = 20_000;
 
 export class ApiKeyService {
-  readonly #cache = new Map<string, { caller: Caller; expiresAt: number }>();
+  readonly #cache = new Map<string, { caller: Caller; key: ApiKey; expiresAt: number }>();
   /** Cluster mode: tells the other instances to forget their cached lookups too (a revoked key stops everywhere). */
   onKeysDeleted: () => void = () => undefined;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Drops every cached key lookup (after keys were deleted by any route), here and, in a cluster, everywhere. */
   forgetCachedKeys(): void {
@@ -58,6 +75,10 @@ export class ApiKeyService {
       assertInScope(caller, customerId, 'Customer');
       if (!(await findCustomer(this.db, customerId))) throw new AppError('NOT_FOUND', 'Customer not found');
     }
+    const expiresAt = input.expires_at ?? null;
+    if (expiresAt !== null && expiresAt.getTime() <= this.clock.now().getTime()) {
+      throw new AppError('VALIDATION_ERROR', 'expires_at must be in the future', { details: [{ path: 'expires_at', message: 'must be in the future' }] });
+    }
     const key = generateApiKey();
     const row = await repo.insertApiKey(this.db, {
       name: input.name,
@@ -65,6 +86,8 @@ export class ApiKeyService {
       key_hint: keyHint(key),
       permissions: input.permissions,
       customer_id: customerId,
+      expires_at: expiresAt,
+      max_uses: input.max_uses ?? null,
     });
     return { ...row, key };
   }
@@ -91,13 +114,28 @@ export class ApiKeyService {
     this.forgetCachedKeys();
   }
 
-  /** The caller a presented key stands for, or null when it is unknown. */
+  /**
+   * Counts one use (an install) of the caller's key: 401 when it is expired or used up meanwhile, and
+   * nothing is counted. Callers that are not keys pass.
+   */
+  async countUse(caller: Caller): Promise<void> {
+    if (caller.kind !== 'api_key') return;
+    const key = await repo.countUse(this.db, caller.keyId, this.clock.now());
+    if (!key) {
+      const current = await repo.findApiKey(this.db, caller.keyId);
+      throw expiredKey((current && keyExpiry(current, this.clock.now())) ?? 'Invalid API key');
+    }
+    // Its last use: the cached lookups must not let it in for another 10 s.
+    if (key.max_uses !== null && key.uses >= key.max_uses) this.forgetCachedKeys();
+  }
+
+  /** The caller a presented key stands for, or null when it is unknown; 401 (thrown) for an expired or used-up key. */
   async authenticate(presented: string): Promise<Caller | null> {
     if (presented.length < 8 || presented.length > 200) return null;
     const hash = hashApiKey(presented);
     const now = performance.now();
     const cached = this.#cache.get(hash);
-    if (cached && cached.expiresAt > now) return cached.caller;
+    if (cached && cached.expiresAt > now) return this.unlessExpired(cached.key, cached.caller);
     const key = await repo.findApiKeyByHash(this.db, hash);
     if (!key) return null;
     const caller: Caller = {
@@ -109,7 +147,13 @@ export class ApiKeyService {
       customerId: key.customer_id,
     };
     if (this.#cache.size >= CACHE_MAX_ENTRIES) this.#cache.clear();
-    this.#cache.set(hash, { caller, expiresAt: now + CACHE_TTL_MS });
+    this.#cache.set(hash, { caller, key, expiresAt: now + CACHE_TTL_MS });
+    return this.unlessExpired(key, caller);
+  }
+
+  private unlessExpired(key: ApiKey, caller: Caller): Caller {
+    const expiry = keyExpiry(key, this.clock.now());
+    if (expiry) throw expiredKey(expiry);
     return caller;
   }
 }

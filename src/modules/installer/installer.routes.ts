@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
+import type { Caller } from '../auth/caller.js';
 import { idSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
 import { AppError } from '../../platform/errors.js';
 import { installerKeyRoutes } from './installer-keys.routes.js';
@@ -35,10 +36,12 @@ const downloadQuery = platformQuery.extend({
     .describe("The customer the package is for. A customer-scoped caller's package is always its own customer's (another is 404); unscoped callers may name any"),
 });
 
-export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerService; installerKeys: InstallerKeyService }> = async (
-  app,
-  { installers, installerKeys },
-) => {
+export const installerRoutes: FastifyPluginAsyncZod<{
+  installers: InstallerService;
+  installerKeys: InstallerKeyService;
+  /** Counts a download as one use (an install) of the caller's key; 401 when it is expired or used up. */
+  countUse: (caller: Caller) => Promise<void>;
+}> = async (app, { installers, installerKeys, countUse }) => {
   // The body goes to the blob store as the raw request stream; only these routes see this parser.
   app.addContentTypeParser(ZIP_TYPES, (_request, payload, done) => done(null, payload));
 
@@ -98,7 +101,7 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
           '`customer_id` carries the settings\' `installer_api_key`. Each field only when set; none set: the package goes out without the file. ' +
           'The uploaded entries are copied as stored (never unpacked), so a download costs what the package weighs; it is streamed with its ' +
           '`content-length`. Agent keys may call this. 404 when no package was uploaded, or for a customer outside the caller\'s scope; ' +
-          '409 when the stored package fails checks added since its upload.',
+          '409 when the stored package fails checks added since its upload. Each download counts one use of the key (see POST /apikeys, `max_uses`).',
         tags,
         querystring: downloadQuery,
         response: {
@@ -123,6 +126,8 @@ export const installerRoutes: FastifyPluginAsyncZod<{ installers: InstallerServi
         await installers.checkDownload(caller, platform, customerId);
         return reply.send();
       }
+      await installers.checkDownload(caller, platform, customerId);
+      await countUse(caller);
       const zip = await installers.download(caller, platform, customerId);
       return reply.header('content-length', zip.size).send(zip.stream);
     },
