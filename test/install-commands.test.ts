@@ -3,24 +3,21 @@
 // launcher, uploaded as Linux firmware), and the agent it starts adopts the pre-registered record with its
 // customer. Enrollment keys stop after their uses or their time with 401; agents they installed keep
 // working because the script gives them the customer's installer key, not the enrollment key.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { referenceAgentLauncher } from '../src/demo/agent-launcher.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
+import { InstallRuns, uploadLauncherFirmware } from './helpers/install-run.js';
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
 
-const run = promisify(execFile);
 
 let s: LiveServer;
 let admin: Record<string, string>;
 let customer: number;
-const installDirs: string[] = [];
+const installs = new InstallRuns();
 
 interface Commands {
   server_url: string;
@@ -44,42 +41,16 @@ async function makeCommands(body: object): Promise<Commands> {
   return res.json() as Commands;
 }
 
-/** Runs a command line through sh as a technician would paste it, installing into a temporary folder. */
-async function runInstall(command: string): Promise<{ dir: string; stdout: string }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-install-'));
-  installDirs.push(dir);
-  const { stdout } = await run('sh', ['-c', command], { env: { ...process.env, RMM_INSTALL_DIR: dir, RMM_NO_SERVICE: '1' }, timeout: 30_000 });
-  return { dir, stdout };
-}
-
-async function stopInstalledAgent(dir: string): Promise<void> {
-  const pid = Number(await readFile(path.join(dir, 'rmm-agent.pid'), 'utf8').catch(() => '0'));
-  if (pid > 0) {
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
-}
-
 beforeAll(async () => {
   s = await startLiveServer({});
   const token = await adminToken(s);
   admin = bearer(token);
   customer = (await createCustomer(s.app, token, 'ON-1', 'Onboarding GmbH')).id;
-  const up = await fetch(`${s.url}/api/v1/firmware/upload?version=1.0.0&platform=linux`, {
-    method: 'POST',
-    headers: { ...admin, 'content-type': 'application/octet-stream' },
-    body: referenceAgentLauncher(),
-  });
-  expect(up.status, await up.text()).toBe(201);
+  await uploadLauncherFirmware(s.url, admin);
 });
 
 afterAll(async () => {
-  for (const dir of installDirs) await stopInstalledAgent(dir);
-  await sleep(300);
-  for (const dir of installDirs) await rm(dir, { recursive: true, force: true });
+  await installs.stopAll();
   await s.close();
 });
 
@@ -109,7 +80,7 @@ describe('install commands', () => {
     expect(made.commands.find((c) => c.platform === 'windows')!.problem).toMatch(/installer package/);
     expect(made.commands.find((c) => c.platform === 'freebsd')!.problem).toMatch(/firmware\) for freebsd/);
 
-    const { dir, stdout } = await runInstall(linux.command);
+    const { dir, stdout } = await installs.run(linux.command);
     expect(stdout).toContain('the agent runs in the background');
     await vi.waitFor(
       async () => {
@@ -152,7 +123,7 @@ describe('install commands', () => {
     expect(script.statusCode, script.body).toBe(200);
     expect(script.headers['content-type']).toMatch(/^text\/x-shellscript/);
     expect(script.headers['cache-control']).toBe('no-store');
-    await runInstall(made.commands.find((c) => c.platform === 'linux')!.command);
+    await installs.run(made.commands.find((c) => c.platform === 'linux')!.command);
     await vi.waitFor(
       async () => {
         const agents = (await call('GET', `/customers/${customer}/agents`)).json() as Array<{ name: string; hostname: string; status: string }>;

@@ -1,7 +1,7 @@
 // `npm run demo`: the product alive in one command. Starts the real server (as `npm start` would, on the
 // embedded database) in a throw-away data directory, signs in as the initial admin, creates a few
 // customers, an agent key and pre-registered agents, starts that many simulated agents, and prints where
-// to look and how to sign in. Ctrl-C stops everything and deletes the data directory.
+// to look and how to sign in. Its install commands work on this machine (see prepareInstalls). Ctrl-C stops everything and deletes the data directory.
 //
 // Environment: DEMO_PORT (default 8080), DEMO_AGENTS (30), DEMO_INTERVAL_S (heartbeat interval, 10).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,8 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { AGENT_VERSION } from '../agent/reference-agent.js';
 import { Fleet } from '../fleet/fleet.js';
 import { INITIAL_ADMIN } from '../modules/users/users.service.js';
+import { referenceAgentLauncher } from './agent-launcher.js';
 
 const CUSTOMERS = [
   { number: '10001', name: 'Bäckerei Sonnenschein GmbH' },
@@ -51,6 +53,20 @@ async function waitForServer(base: string, server: ChildProcess): Promise<void> 
   throw new Error('the server did not answer within 60 s');
 }
 
+/**
+ * Makes the console's install commands real on this machine: backend_url is this server, and the Linux
+ * agent binary is a launcher of this checkout's reference agent (same version as the demo's agents).
+ */
+async function prepareInstalls(base: string, token: string): Promise<void> {
+  await api(base, token)('PUT', '/settings', { backend_url: base });
+  const res = await fetch(`${base}/api/v1/firmware/upload?version=${AGENT_VERSION}&platform=linux`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    body: referenceAgentLauncher(),
+  });
+  if (!res.ok) throw new Error(`firmware upload: HTTP ${res.status} ${await res.text()}`);
+}
+
 async function main(): Promise<void> {
   const port = positiveInteger(process.env, 'DEMO_PORT', 8080, 65_535);
   const agents = positiveInteger(process.env, 'DEMO_AGENTS', 30, 2000);
@@ -87,6 +103,7 @@ async function main(): Promise<void> {
     for (const customer of CUSTOMERS) customers.push(await call<{ id: number }>('POST', '/customers', customer));
     const { key } = await call<{ key: string }>('POST', '/apikeys', { name: 'demo agents', permissions: 'agent' });
     for (let n = 1; n <= agents; n++) await call('POST', '/agents', { name: `demo-${n}`, customer_id: customers[n % customers.length]!.id });
+    await prepareInstalls(base, token);
 
     fleet = new Fleet({ serverUrl: base, apiKey: key, agents, intervalMs: intervalS * 1000, namePrefix: 'demo', stateDir: path.join(dataDir, 'agents'), startSpreadMs: 5000 });
     await fleet.start();

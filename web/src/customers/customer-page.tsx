@@ -10,6 +10,7 @@ import { useActionError } from '../ui/use-action-error';
 import { ConfirmButton, Empty, ErrorBanner, Loading, LoadMore, RelativeTime, StatusBadge } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
 import { useResource } from '../use-resource';
+import { InstallPanel } from '../install/install-panel';
 import { InstallerKeyPanel } from './installer-key';
 import { WauSection } from './wau-rules';
 import './customers.css';
@@ -55,6 +56,7 @@ function CustomerSections({ customer: c, onSaved }: { customer: Customer; onSave
       <CustomerHeader customer={c} onSaved={onSaved} />
       <h2>Agents</h2>
       <CustomerAgents customerId={c.id} />
+      <InstallPanel customerId={c.id} title="Install agents for this customer" onMade={() => setKeysVersion((v) => v + 1)} />
       <h2>API keys</h2>
       <ApiKeysPanel key={keysVersion} customers={[c]} customerId={c.id} />
       <h2>Installer</h2>

@@ -1,5 +1,5 @@
-// API keys: the list (name, hint, permission, scope) with delete, and a form that creates one and shows
-// the key once. On a customer's page the scope is that customer and the list is its keys.
+// API keys: the list (name, hint, permission, scope, expiry and installs of enrollment keys) with delete,
+// and a form that creates one and shows the key once. On a customer's page the scope is that customer and the list is its keys.
 import { useState } from 'react';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
@@ -48,6 +48,8 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
                 <th>Permission</th>
                 <th>Scope</th>
                 <th>Created</th>
+                <th>Expires</th>
+                <th>Installs</th>
                 <th />
               </tr>
             </thead>
@@ -61,6 +63,10 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
                   <td>
                     <RelativeTime iso={key.created_at} />
                   </td>
+                  <td data-testid="key-expiry">
+                    {key.expired ? <span className="badge badge-bad">expired</span> : key.expires_at ? <RelativeTime iso={key.expires_at} /> : <span className="muted">never</span>}
+                  </td>
+                  <td>{key.max_uses === null ? key.uses : `${key.uses} of ${key.max_uses}`}</td>
                   <td>
                     <ConfirmButton label="Delete" question={`Delete key "${key.name}"? Whatever uses it stops working.`} busyLabel="Deleting…" onConfirm={() => remove(key)} />
                   </td>
@@ -78,8 +84,16 @@ function CreateKeyForm({ customers, customerId, onCreated }: { customers: readon
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Permission>('read');
   const [scope, setScope] = useState(customerId === undefined ? '' : String(customerId));
+  const [days, setDays] = useState('');
+  const [uses, setUses] = useState('');
   const { busy, error, submit } = useSubmit(async () => {
-    const body = { name: name.trim(), permissions, customer_id: scope === '' ? null : Number(scope) };
+    const body = {
+      name: name.trim(),
+      permissions,
+      customer_id: scope === '' ? null : Number(scope),
+      expires_at: days ? new Date(Date.now() + Number(days) * 86_400_000).toISOString() : null,
+      max_uses: uses ? Number(uses) : null,
+    };
     onCreated(await api<CreatedApiKey>('/apikeys', { method: 'POST', body }));
     setName('');
   });
@@ -109,6 +123,14 @@ function CreateKeyForm({ customers, customerId, onCreated }: { customers: readon
             </select>
           </label>
         )}
+        <label>
+          Expires after (days)
+          <input name="key-expires-days" type="number" min={1} max={3650} value={days} placeholder="never" onChange={(e) => setDays(e.target.value)} />
+        </label>
+        <label>
+          Installs allowed
+          <input name="key-max-uses" type="number" min={1} max={1000000} value={uses} placeholder="unlimited" onChange={(e) => setUses(e.target.value)} />
+        </label>
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Creating…' : 'Create key'}
         </button>

@@ -16,6 +16,13 @@ export interface ApiKey {
   permissions: Permission;
   customer_id: number | null;
   created_at: string;
+  /** Enrollment keys: when it stops working (null: never). */
+  expires_at: string | null;
+  /** Enrollment keys: installs it may make (null: unlimited). */
+  max_uses: number | null;
+  uses: number;
+  /** Past its time or its last use: every request with it is refused. */
+  expired: boolean;
 }
 
 export interface CreatedApiKey extends ApiKey {

@@ -1,6 +1,7 @@
 // The agent's latest system data as readable panels: what every platform reports first, then the
 // platform's own (firewall VPN and certificates, hypervisor guests, Windows software). The data is the
 // agent's, untrusted: panels read it through safe-data and React renders every string as text.
+import { InstallPanel } from '../../install/install-panel';
 import { Empty } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
 import { DisksPanel, GatewaysPanel, InterfacesPanel, ServicesPanel, SystemPanel, UpdatesPanel } from './common-panels';
@@ -9,10 +10,18 @@ import { HypervisorPanels } from './hypervisor-panels';
 import { WindowsPanels } from './windows-panels';
 import './overview.css';
 
+/** The hostname of a pre-registered agent until it registers (contract §2). */
+const PENDING_HOSTNAME = '(ausstehend)';
+
 export function OverviewTab({ agent, reload }: TabProps) {
   const system = agent.system;
   if (system === null || typeof system !== 'object') {
-    return <Empty>No system data yet: it arrives with the agent's first heartbeat.</Empty>;
+    return (
+      <>
+        <Empty>No system data yet: it arrives with the agent's first heartbeat.</Empty>
+        {agent.hostname === PENDING_HOSTNAME && <InstallPanel agentId={agent.id} title={`Install ${agent.name}`} />}
+      </>
+    );
   }
   return (
     <div className="panels overview">
