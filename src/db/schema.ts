@@ -223,6 +223,43 @@ export interface TaskRunsTable {
   webhook: ColumnType<Record<string, unknown> | null, string | null, string | null>;
 }
 
+export type ScriptShell = 'sh' | 'bash' | 'powershell' | 'cmd';
+
+/** A saved script (migration 0018). */
+export interface ScriptsTable {
+  id: Generated<number>;
+  name: string;
+  description: string;
+  shell: ScriptShell;
+  body: string;
+  parameters: ColumnType<Array<{ name: string; default: string; description: string }>, string, string>;
+  platforms: ColumnType<Platform[], string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One exec, ad hoc or scripted (migration 0018); finished_at null while it runs. */
+export interface CommandHistoryTable {
+  id: Generated<number>;
+  agent_id: string;
+  source: 'exec' | 'script' | 'bulk' | 'task';
+  actor_type: 'user' | 'api_key' | 'system';
+  actor: string;
+  script_id: number | null;
+  script_name: string | null;
+  command: string;
+  timeout_s: number;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+  exit_code: number | null;
+  error: string | null;
+  /** gzip of JSON {stdout, stderr}, capped together at 256 KiB before compression. */
+  output: Buffer | null;
+  output_bytes: Generated<number>;
+  output_truncated: Generated<boolean>;
+  output_preview: Generated<string>;
+}
+
 export type WauAction = 'allow' | 'block';
 
 /** A winget-autoupdate rule of a customer (contract §3); package ids are unique per customer, ignoring case. */
@@ -286,6 +323,8 @@ export interface Database {
   customer_installer_keys: CustomerInstallerKeysTable;
   tasks: TasksTable;
   task_runs: TaskRunsTable;
+  scripts: ScriptsTable;
+  command_history: CommandHistoryTable;
   wau_rules: WauRulesTable;
   wau_list_changes: WauListChangesTable;
   agent_software: AgentSoftwareTable;

@@ -35,6 +35,10 @@ import { maintenanceWindowRoutes } from '../../modules/maintenance/maintenance-w
 import { notificationChannelRoutes } from '../../modules/notifications/channels.routes.js';
 import { createTaskFeature } from '../../modules/tasks/tasks.feature.js';
 import { taskRoutes } from '../../modules/tasks/tasks.routes.js';
+import { CommandHistory } from '../../modules/history/command-history.js';
+import { historyRoutes } from '../../modules/history/history.routes.js';
+import { scriptRoutes } from '../../modules/scripts/scripts.routes.js';
+import { ScriptService } from '../../modules/scripts/scripts.service.js';
 import { terminalRoutes } from '../../modules/terminal/terminal.routes.js';
 import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
 import { VpnService } from '../../modules/vpn/vpn.service.js';
@@ -178,7 +182,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     alerting.routeThresholds(cluster.routeThresholds(alerting.thresholds));
     cluster.shareKeyRevocations(core.apiKeys);
   }
-  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
+  const history = new CommandHistory(deps.db.db, clock, deps.logger);
+  const scripts = new ScriptService(deps.db.db, clock, { agents, commander, history });
+  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();
@@ -252,11 +258,13 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
       await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
-      await api.register(commandRoutes, { commander, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
+      await api.register(commandRoutes, { commander, history, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
       await api.register(tunnelRoutes, { tunnels, agents, remote: remoteTunnels, advertiseAddress: deps.config.cluster?.advertiseAddress });
       await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger, remote: remoteTunnels });
       await api.register(backupRoutes, { backups });
       await api.register(taskRoutes, { tasks: tasks.service });
+      await api.register(historyRoutes, { db: deps.db.db, agents, clock });
+      await api.register(scriptRoutes, { scripts });
       if (deps.config.terminal.enabled) {
         await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit, instanceId: deps.config.cluster?.instanceId });
       }

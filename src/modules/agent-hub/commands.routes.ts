@@ -9,6 +9,7 @@ import { AppError } from '../../platform/errors.js';
 import { agentParams } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { scopeOf } from '../auth/caller.js';
+import { originOf, sendExec, type CommandHistory } from '../history/command-history.js';
 import type { AgentCommander } from './agent-commander.js';
 import type { CommandParams } from './agent-protocol.js';
 import { REST_COMMANDS } from './commands.schemas.js';
@@ -19,12 +20,14 @@ const ERRORS = 'Not connected → 409 AGENT_NOT_CONNECTED; no answer in time →
 export interface CommandRouteDeps {
   /** The hub on one instance; the cluster's commander in cluster mode. */
   commander: AgentCommander;
+  /** Every exec is kept in the command history. */
+  history: CommandHistory;
   agents: AgentService;
   /** What GET /hub/status shows (this instance's, or the cluster's). */
   status(): Promise<HubStatusView>;
 }
 
-export const commandRoutes: FastifyPluginAsyncZod<CommandRouteDeps> = async (app, { commander, agents, status }) => {
+export const commandRoutes: FastifyPluginAsyncZod<CommandRouteDeps> = async (app, { commander, history, agents, status }) => {
   for (const spec of REST_COMMANDS) {
     app.post(
       spec.path,
@@ -32,7 +35,9 @@ export const commandRoutes: FastifyPluginAsyncZod<CommandRouteDeps> = async (app
         config: { access: 'write', audit: spec.audit },
         schema: {
           summary: spec.summary,
-          description: `${ERRORS} An agent outside the caller's scope is 404.`,
+          description:
+            `${ERRORS} An agent outside the caller's scope is 404.` +
+            (spec.command === 'exec' ? ' Kept in the command history (GET /agents/{id}/history), whose entry id the answer adds as `history_id`.' : ''),
           tags: ['commands'],
           params: agentParams,
           body: spec.body,
@@ -46,6 +51,10 @@ export const commandRoutes: FastifyPluginAsyncZod<CommandRouteDeps> = async (app
         // lookup; a scoped caller's access, and a disconnected agent's 404-or-409, need the row.
         if (scopeOf(caller) !== null || !commander.isConnected(agentId)) await agents.get(caller, agentId);
         const body = request.body as never;
+        if (spec.command === 'exec') {
+          const { command, timeout } = body as { command: string; timeout: number };
+          return history.run(originOf(caller, 'exec'), agentId, command, timeout, () => sendExec(commander, agentId, command, timeout));
+        }
         const data = await commander.request(agentId, spec.command, body as CommandParams<typeof spec.command>, spec.waitMs(body));
         if (!spec.answer) return data ?? {};
         const checked = spec.answer.safeParse(data);

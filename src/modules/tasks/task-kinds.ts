@@ -7,6 +7,7 @@ import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import { execBody, REST_COMMANDS } from '../agent-hub/commands.schemas.js';
 import type { BackupService } from '../backups/backups.service.js';
 import type { Caller } from '../auth/caller.js';
+import { sendExec, type CommandHistory, type ExecOrigin } from '../history/command-history.js';
 
 export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'backup'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
@@ -41,7 +42,15 @@ const waitOf = (command: string, body: Record<string, unknown>) => {
   return (entry.waitMs as (b: Record<string, unknown>) => number)(body);
 };
 
-export async function runKind(kind: TaskKind, params: Record<string, unknown>, agentId: string, deps: { commander: AgentCommander; backups: BackupService }): Promise<KindOutcome> {
+export interface KindDeps {
+  commander: AgentCommander;
+  backups: BackupService;
+  history: CommandHistory;
+  /** Who the command history names for execs (the task). */
+  origin: ExecOrigin;
+}
+
+export async function runKind(kind: TaskKind, params: Record<string, unknown>, agentId: string, deps: KindDeps): Promise<KindOutcome> {
   const send = async (command: 'update' | 'major_update' | 'reboot' | 'exec', body: Record<string, unknown>) => {
     const data = await deps.commander.request(agentId, command, body as never, waitOf(command, body));
     return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : { answer: data };
@@ -55,9 +64,10 @@ export async function runKind(kind: TaskKind, params: Record<string, unknown>, a
     case 'reboot':
       return { result: await send('reboot', { delay: params.delay ?? 0 }) };
     case 'exec': {
-      const result = await send('exec', { command: params.command, timeout: params.timeout ?? 60 });
-      const code = result.exit_code;
-      return code === 0 ? { result } : { result, error: `the command exited with code ${String(code)}` };
+      const command = params.command as string;
+      const timeout = (params.timeout as number | undefined) ?? 60;
+      const { history_id: _id, ...result } = await deps.history.run(deps.origin, agentId, command, timeout, () => sendExec(deps.commander, agentId, command, timeout));
+      return result.exit_code === 0 ? { result } : { result, error: `the command exited with code ${String(result.exit_code)}` };
     }
     case 'backup': {
       const { backup, created } = await deps.backups.create(SCHEDULER, agentId);

@@ -7,6 +7,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-commander.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { BackupService } from '../backups/backups.service.js';
+import type { CommandHistory } from '../history/command-history.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { TaskRunner, type FinishedRun } from './task-runner.js';
 import { TaskScheduler } from './task-scheduler.js';
@@ -22,6 +23,7 @@ export interface TaskFeatureDeps {
   hub: AgentCommander & AgentReconnectWatch;
   agents: AgentService;
   backups: BackupService;
+  history: CommandHistory;
   settings: SettingsService;
   allowLoopback: boolean;
   /** Told about every closed run (alert rules on task outcomes). */
@@ -35,7 +37,7 @@ export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService
     secret: () => deps.settings.secret('webhook_secret'),
     logger: deps.logger,
   });
-  const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, {
+  const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, deps.history, {
     deliver: async (url, payload, signal) => ({ ...(await webhooks.deliver(url, payload, { signal })) }),
   }, deps.runFinished);
   const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);

@@ -1,0 +1,87 @@
+// All SQL of the command history: a row is written when an exec starts and completed when it ends.
+import type { Kysely, Selectable } from 'kysely';
+import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
+import type { CommandHistoryTable, Database } from '../../db/schema.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
+import type { CustomerScope } from '../auth/caller.js';
+
+type Db = Kysely<Database>;
+
+export type HistoryRow = Omit<Selectable<CommandHistoryTable>, 'output'> & { agent_name: string };
+export type HistoryRowWithOutput = HistoryRow & { output: Buffer | null };
+
+const LIST_COLUMNS = [
+  'h.id',
+  'h.agent_id',
+  'a.name as agent_name',
+  'h.source',
+  'h.actor_type',
+  'h.actor',
+  'h.script_id',
+  'h.script_name',
+  'h.command',
+  'h.timeout_s',
+  'h.started_at',
+  'h.finished_at',
+  'h.exit_code',
+  'h.error',
+  'h.output_bytes',
+  'h.output_truncated',
+  'h.output_preview',
+] as const;
+
+export interface HistoryFilter {
+  scope: CustomerScope;
+  agentId?: string | undefined;
+  source?: CommandHistoryTable['source'] | undefined;
+  /** Substring of the command, script name, who ran it, agent name or the start of the output. */
+  q?: string | undefined;
+}
+
+// Ids grow with time: newest first is id descending (an int8 key).
+const NEWEST_FIRST = keyset([keyColumn('h.id', 'int8')], true);
+
+export async function listHistory(db: Db, f: HistoryFilter, page: PageRequest): Promise<Page<HistoryRow>> {
+  let query = db.selectFrom('command_history as h').innerJoin('agents as a', 'a.id', 'h.agent_id').select(LIST_COLUMNS);
+  if (f.scope !== null) query = query.where('a.customer_id', '=', f.scope);
+  if (f.agentId !== undefined) query = query.where('h.agent_id', '=', f.agentId);
+  if (f.source !== undefined) query = query.where('h.source', '=', f.source);
+  if (f.q) {
+    const pattern = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb('h.command', 'ilike', pattern),
+        eb('h.script_name', 'ilike', pattern),
+        eb('h.actor', 'ilike', pattern),
+        eb('a.name', 'ilike', pattern),
+        eb('h.output_preview', 'ilike', pattern),
+      ]),
+    );
+  }
+  return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);
+}
+
+export function findHistory(db: Db, id: number): Promise<(HistoryRowWithOutput & { customer_id: number | null }) | undefined> {
+  return db
+    .selectFrom('command_history as h')
+    .innerJoin('agents as a', 'a.id', 'h.agent_id')
+    .select([...LIST_COLUMNS, 'h.output', 'a.customer_id'])
+    .where('h.id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function insertStarted(
+  db: Db,
+  row: Pick<CommandHistoryTable, 'agent_id' | 'source' | 'actor_type' | 'actor' | 'script_id' | 'script_name' | 'command' | 'timeout_s'> & { started_at: Date },
+): Promise<number> {
+  const { id } = await db.insertInto('command_history').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(id);
+}
+
+export async function finish(
+  db: Db,
+  id: number,
+  outcome: { finished_at: Date; exit_code: number | null; error: string | null; output: Buffer | null; output_bytes: number; output_truncated: boolean; output_preview: string },
+): Promise<void> {
+  await db.updateTable('command_history').set(outcome).where('id', '=', id).execute();
+}
