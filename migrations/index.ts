@@ -17,6 +17,7 @@ import cluster from './0014_cluster.js';
 import sharedBlobs from './0015_shared_blobs.js';
 import keyLimits from './0016_key_limits.js';
 import scriptsHistory from './0018_scripts_history.js';
+import bulkActions from './0019_bulk_actions.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -38,4 +39,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0015_shared_blobs', sharedBlobs],
   ['0016_key_limits', keyLimits],
   ['0018_scripts_history', scriptsHistory],
+  ['0019_bulk_actions', bulkActions],
 ];

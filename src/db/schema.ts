@@ -260,6 +260,39 @@ export interface CommandHistoryTable {
   output_preview: Generated<string>;
 }
 
+export type BulkResultStatus = 'waiting' | 'running' | 'done' | 'failed' | 'not_connected' | 'cancelled';
+
+/** One action on many agents (migration 0019). */
+export interface BulkActionsTable {
+  id: Generated<number>;
+  action: string;
+  params: ColumnType<Record<string, unknown>, string, string>;
+  target: ColumnType<Record<string, unknown>, string, string>;
+  /** The creator's customer scope: a scoped caller sees only actions made within its own. */
+  scope_customer_id: number | null;
+  actor_type: 'user' | 'api_key' | 'system';
+  actor: string;
+  task_id: number | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** One agent's part of a bulk action (migration 0019). */
+export interface BulkActionResultsTable {
+  id: Generated<number>;
+  bulk_id: number;
+  agent_id: string;
+  agent_name: string;
+  status: BulkResultStatus;
+  result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  error: string | null;
+  history_id: number | null;
+  started_at: Timestamp | null;
+  finished_at: Timestamp | null;
+  claimed_by: string | null;
+  lease_until: Timestamp | null;
+}
+
 export type WauAction = 'allow' | 'block';
 
 /** A winget-autoupdate rule of a customer (contract §3); package ids are unique per customer, ignoring case. */
@@ -325,6 +358,8 @@ export interface Database {
   task_runs: TaskRunsTable;
   scripts: ScriptsTable;
   command_history: CommandHistoryTable;
+  bulk_actions: BulkActionsTable;
+  bulk_action_results: BulkActionResultsTable;
   wau_rules: WauRulesTable;
   wau_list_changes: WauListChangesTable;
   agent_software: AgentSoftwareTable;

@@ -1,5 +1,6 @@
 // The RMM server as a Fastify app: plugins, then each feature's routes. It never listens; main.ts does,
 // and tests drive it with inject().
+import os from 'node:os';
 import path from 'node:path';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -39,6 +40,9 @@ import { CommandHistory } from '../../modules/history/command-history.js';
 import { historyRoutes } from '../../modules/history/history.routes.js';
 import { scriptRoutes } from '../../modules/scripts/scripts.routes.js';
 import { ScriptService } from '../../modules/scripts/scripts.service.js';
+import { BulkRunner } from '../../modules/bulk/bulk-runner.js';
+import { bulkRoutes } from '../../modules/bulk/bulk.routes.js';
+import { BulkService } from '../../modules/bulk/bulk.service.js';
 import { terminalRoutes } from '../../modules/terminal/terminal.routes.js';
 import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
 import { VpnService } from '../../modules/vpn/vpn.service.js';
@@ -148,7 +152,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // The hub records connection events through the agent service, which in turn asks the hub (or, in
   // cluster mode, the cluster) who is connected; the cluster hears of every socket the hub takes or drops.
   const hub: AgentHub = new AgentHub(clock, deps.logger, {
-    recordEvent: (id, type, at) => agents.recordConnection(id, type, at),
+    // A bulk action may be waiting for this agent: look at once instead of at the runner's next pass.
+    recordEvent: (id, type, at) => agents.recordConnection(id, type, at).finally(() => type === 'connected' && bulkRunner.wake()),
     onPresence: (id, holding, recorded) => cluster?.presenceChanged(id, holding, recorded),
   });
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
@@ -184,10 +189,14 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   }
   const history = new CommandHistory(deps.db.db, clock, deps.logger);
   const scripts = new ScriptService(deps.db.db, clock, { agents, commander, history });
+  const bulk = new BulkService(deps.db.db, clock, agents, commander);
+  const bulkRunner = new BulkRunner(deps.db.db, clock, deps.logger, deps.config.cluster?.instanceId ?? `${os.hostname()}:${process.pid}`, { commander, history, scripts });
+  bulk.wake = () => bulkRunner.wake();
   const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();
+    await bulkRunner.stop();
     await alerting.stop();
     await tunnels.stop();
     await hub.stop();
@@ -219,6 +228,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     app.addHook('onReady', async () => {
       hub.start();
       tunnels.start();
+      bulkRunner.start();
       if (cluster) await cluster.start(onceWork);
       else onceWork.start();
     });
@@ -265,6 +275,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(taskRoutes, { tasks: tasks.service });
       await api.register(historyRoutes, { db: deps.db.db, agents, clock });
       await api.register(scriptRoutes, { scripts });
+      await api.register(bulkRoutes, { bulk });
       if (deps.config.terminal.enabled) {
         await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit, instanceId: deps.config.cluster?.instanceId });
       }

@@ -105,6 +105,10 @@ export function findAgent(db: Db, id: string): Promise<AgentRow | undefined> {
   return db.selectFrom('agents').select(AGENT_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
+export function findAgents(db: Db, ids: readonly string[]): Promise<AgentRow[]> {
+  return ids.length === 0 ? Promise.resolve([]) : db.selectFrom('agents').select(AGENT_COLUMNS).where('id', 'in', ids).execute();
+}
+
 /** The stored heartbeat exactly as received (null before the first heartbeat). */
 export async function findSystemText(db: Db, id: string): Promise<{ customer_id: number | null; system: string | null } | undefined> {
   return db

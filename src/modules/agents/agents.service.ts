@@ -69,6 +69,11 @@ export class AgentService {
     return agent;
   }
 
+  /** The agents of these ids the caller may see (others are left out). */
+  async findMany(caller: Caller, ids: readonly string[]): Promise<Agent[]> {
+    return (await repo.findAgents(this.db, ids)).filter((agent) => inScope(caller, agent.customer_id));
+  }
+
   /** The heartbeat text exactly as the agent sent it, or null before the first heartbeat. */
   async systemText(caller: Caller, id: string): Promise<string | null> {
     const row = await repo.findSystemText(this.db, id);

@@ -1,0 +1,119 @@
+// Bulk actions (issue 33, Build 2): one action on the agents a caller picks (ids) or a filter matches
+// (customer, platform, status, name), resolved when the action is made and limited to the caller's
+// scope. Connected agents run at once; the others wait (`waiting`) until they reconnect or the action's
+// wait ends (default 24 h, then `not_connected`). The runner (bulk-runner.ts) does the work.
+import type { Kysely } from 'kysely';
+import type { Database, Platform } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { AppError } from '../../platform/errors.js';
+import type { Page, PageRequest } from '../../platform/paging.js';
+import type { AgentCommander } from '../agent-hub/agent-commander.js';
+import type { AgentStatus } from '../agents/agent-status.js';
+import type { AgentService } from '../agents/agents.service.js';
+import { actorOf, scopeOf, type Caller } from '../auth/caller.js';
+import { setUpdateRequested } from '../firmware/firmware.repo.js';
+import { BULK_PARAMS, type BulkAction } from './bulk-kinds.js';
+import * as repo from './bulk.repo.js';
+
+export const MAX_BULK_AGENTS = 5000;
+const HOUR_MS = 3_600_000;
+/** With no wait, the connected agents still need a moment to be claimed. */
+const NO_WAIT_GRACE_MS = 60_000;
+
+export interface BulkTarget {
+  agent_ids?: string[] | undefined;
+  all?: boolean | undefined;
+  customer_id?: number | undefined;
+  platform?: Platform | undefined;
+  status?: AgentStatus | undefined;
+  q?: string | undefined;
+}
+
+export interface NewBulkAction {
+  action: BulkAction;
+  params?: Record<string, unknown> | undefined;
+  target: BulkTarget;
+  wait_hours?: number | undefined;
+}
+
+export class BulkService {
+  /** Set by the runner: look for work now instead of at its next pass. */
+  wake: () => void = () => undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly agents: AgentService,
+    private readonly commander: AgentCommander,
+  ) {}
+
+  async create(caller: Caller, input: NewBulkAction, origin?: { actor_type: 'system'; actor: string; task_id: number }): Promise<repo.BulkActionRow> {
+    const parsed = BULK_PARAMS[input.action].safeParse(input.params ?? {});
+    if (!parsed.success) {
+      throw new AppError('VALIDATION_ERROR', 'Invalid params for this action', {
+        details: parsed.error.issues.map((i) => ({ path: ['params', ...i.path].join('.'), message: i.message })),
+      });
+    }
+    const targets = await this.resolve(caller, input.target);
+    if (targets.length === 0) throw new AppError('VALIDATION_ERROR', 'No agents match the target', { details: [{ path: 'target', message: 'matches no agent' }] });
+    const now = this.clock.now();
+    const waitMs = (input.wait_hours ?? 24) * HOUR_MS;
+    const noNeedToWait = input.action === 'request_update';
+    if (noNeedToWait) for (const agent of targets) await setUpdateRequested(this.db, agent.id, true, now);
+    const connected = new Set(targets.filter((a) => this.commander.isConnected(a.id)).map((a) => a.id));
+    const action = {
+      action: input.action,
+      params: parsed.data,
+      target: { ...input.target },
+      scope_customer_id: scopeOf(caller),
+      ...(origin ? { actor_type: origin.actor_type, actor: origin.actor } : actorOf(caller)),
+      task_id: origin?.task_id ?? null,
+      created_at: now,
+      expires_at: new Date(now.getTime() + Math.max(waitMs, NO_WAIT_GRACE_MS)),
+    };
+    const row = await repo.insertAction(this.db, action, targets, (agent) =>
+      noNeedToWait
+        ? { status: 'done', finished_at: now, error: null }
+        : waitMs === 0 && !connected.has(agent.id)
+          ? { status: 'not_connected', finished_at: now, error: 'The agent was not connected and the action does not wait' }
+          : { status: 'waiting', finished_at: null, error: null },
+    );
+    this.wake();
+    return row;
+  }
+
+  list(caller: Caller, page: PageRequest): Promise<Page<repo.BulkActionRow>> {
+    return repo.listActions(this.db, scopeOf(caller), page);
+  }
+
+  async get(caller: Caller, id: number): Promise<{ action: repo.BulkActionRow; results: repo.BulkResultRow[] }> {
+    const action = await repo.findAction(this.db, id);
+    const scope = scopeOf(caller);
+    if (!action || (scope !== null && action.scope_customer_id !== scope)) throw new AppError('NOT_FOUND', 'Bulk action not found');
+    return { action, results: await repo.resultsOf(this.db, id) };
+  }
+
+  counts(ids: readonly number[]) {
+    return repo.countsOf(this.db, ids);
+  }
+
+  /** Ends the results still waiting for their agent; those running finish. */
+  async cancel(caller: Caller, id: number): Promise<number> {
+    await this.get(caller, id);
+    return repo.cancelWaiting(this.db, id, this.clock.now());
+  }
+
+  private async resolve(caller: Caller, target: BulkTarget): Promise<Array<{ id: string; name: string }>> {
+    if (target.agent_ids !== undefined) {
+      const ids = [...new Set(target.agent_ids)];
+      const found = await this.agents.findMany(caller, ids);
+      const missing = ids.filter((id) => !found.some((a) => a.id === id));
+      if (missing.length > 0) throw new AppError('NOT_FOUND', `Agent(s) not found: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`);
+      return found;
+    }
+    const filter = { customerId: target.customer_id, platform: target.platform, status: target.status, q: target.q };
+    const page = await this.agents.list(caller, filter, { sort: 'name', descending: false }, { limit: MAX_BULK_AGENTS + 1, after: null });
+    if (page.items.length > MAX_BULK_AGENTS) throw new AppError('VALIDATION_ERROR', `The target matches more than ${MAX_BULK_AGENTS} agents; narrow it`);
+    return page.items.map((a) => ({ id: a.id, name: a.name }));
+  }
+}
