@@ -4,7 +4,7 @@
 // exit code, duration and output (capped at 256 KiB, stored compressed), searchable, per agent and
 // fleet-wide, within the caller's scope.
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { renderScript } from '../src/modules/scripts/script-render.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
@@ -40,7 +40,7 @@ interface Entry {
 const HOSTILE = `it's "$(touch /tmp/rmm-script-pwned)" \`id\` ; rm -rf / # ünïcode`;
 
 beforeAll(async () => {
-  s = await startLiveServer({});
+  s = await startLiveServer({ backgroundJobs: true }); // the task scheduler too
   const token = await adminToken(s);
   admin = bearer(token);
   customer = (await createCustomer(s.app, token, 'SC-1', 'Scripts GmbH')).id;
@@ -107,6 +107,19 @@ describe('scripts', () => {
     expect(renderScript('cmd', 'echo %NAME%\r\n\r\nver', [['NAME', 'a b']])).toBe('set "NAME=a b" & echo %NAME% & ver');
     expect(() => renderScript('cmd', 'echo %NAME%', [['NAME', 'a & del *']])).toThrow(/cannot hold/);
     expect(() => renderScript('sh', 'x'.repeat(10_001), [])).toThrow(/at most 10000/);
+  });
+});
+
+describe('scripts as tasks', () => {
+  it('a task of kind script runs the saved script with its parameters, and the history names the task', async () => {
+    const id = await saveScript({ name: 'Task script', shell: 'sh', body: 'echo "task says $WHAT"', parameters: [{ name: 'WHAT', default: '?' }], platforms: ['linux'] });
+    const made = await call('POST', '/tasks', { agent_id: agent.id, kind: 'script', name: 'nightly words', params: { script_id: id, parameters: { WHAT: 'hello' } } });
+    expect(made.statusCode, made.body).toBe(201);
+    const taskId = (made.json() as { id: number }).id;
+    await vi.waitFor(async () => expect((await call('GET', `/tasks/${taskId}`)).json()).toMatchObject({ status: 'completed', result: { exit_code: 0, stdout: 'task says hello\n' } }), { timeout: 15_000, interval: 200 });
+    const [entry] = (await call('GET', `/agents/${agent.id}/history?source=task`)).json() as Entry[];
+    expect(entry).toMatchObject({ source: 'task', script_name: 'Task script', actor: `task ${taskId} (nightly words)`, exit_code: 0 });
+    expectError(await call('POST', '/tasks', { agent_id: agent.id, kind: 'script', params: { parameters: {} } }), 400, 'VALIDATION_ERROR');
   });
 });
 

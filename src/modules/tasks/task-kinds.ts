@@ -8,8 +8,12 @@ import { execBody, REST_COMMANDS } from '../agent-hub/commands.schemas.js';
 import type { BackupService } from '../backups/backups.service.js';
 import type { Caller } from '../auth/caller.js';
 import { sendExec, type CommandHistory, type ExecOrigin } from '../history/command-history.js';
+import type { AgentService } from '../agents/agents.service.js';
+import { scriptRunParams } from '../scripts/scripts.schemas.js';
+import type { ScriptService } from '../scripts/scripts.service.js';
+import { idRefSchema } from '../../http/common-schemas.js';
 
-export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'backup'] as const;
+export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'backup', 'script'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
 /** Kinds after which the run waits for the agent to come back (spec: the post-update health check). */
@@ -25,6 +29,8 @@ export const TASK_PARAMS: Record<TaskKind, z.ZodType<Record<string, unknown>>> =
   reboot: z.object({ delay: z.number().int().min(0).max(86_400).default(0) }).default({ delay: 0 }),
   exec: execBody,
   backup: z.object({}).default({}),
+  // A saved script (issue 33): checked against the agent's platform when it runs.
+  script: z.object({ script_id: idRefSchema, ...scriptRunParams }),
 };
 
 /** Runs as an operator would have: unscoped, so a task reaches its agent whoever the agent belongs to now. */
@@ -45,7 +51,9 @@ const waitOf = (command: string, body: Record<string, unknown>) => {
 export interface KindDeps {
   commander: AgentCommander;
   backups: BackupService;
+  agents: AgentService;
   history: CommandHistory;
+  scripts: ScriptService;
   /** Who the command history names for execs (the task). */
   origin: ExecOrigin;
 }
@@ -68,6 +76,12 @@ export async function runKind(kind: TaskKind, params: Record<string, unknown>, a
       const timeout = (params.timeout as number | undefined) ?? 60;
       const { history_id: _id, ...result } = await deps.history.run(deps.origin, agentId, command, timeout, () => sendExec(deps.commander, agentId, command, timeout));
       return result.exit_code === 0 ? { result } : { result, error: `the command exited with code ${String(result.exit_code)}` };
+    }
+    case 'script': {
+      const agent = await deps.agents.get(SCHEDULER, agentId);
+      const prepared = await deps.scripts.prepare(params.script_id as number, agent.platform, params);
+      const { history_id: _id, ...result } = await deps.scripts.execute({ ...deps.origin, script: prepared.script }, agentId, prepared);
+      return result.exit_code === 0 ? { result } : { result, error: `the script exited with code ${String(result.exit_code)}` };
     }
     case 'backup': {
       const { backup, created } = await deps.backups.create(SCHEDULER, agentId);

@@ -10,7 +10,9 @@ import { isAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-commander.js';
 import type { BackupService } from '../backups/backups.service.js';
+import type { AgentService } from '../agents/agents.service.js';
 import type { CommandHistory } from '../history/command-history.js';
+import type { ScriptService } from '../scripts/scripts.service.js';
 import { nextCronRun } from './cron.js';
 import { runKind, UPDATE_KINDS, type TaskKind } from './task-kinds.js';
 import * as repo from './tasks.repo.js';
@@ -39,7 +41,7 @@ export class TaskRunner {
     private readonly logger: Logger,
     private readonly hub: AgentCommander & AgentReconnectWatch,
     private readonly backups: BackupService,
-    private readonly history: CommandHistory,
+    private readonly commands: { history: CommandHistory; scripts: ScriptService; agents: AgentService },
     private readonly webhooks: WebhookDeliverer,
     /** Told about every closed run (alerting); must not throw. */
     private readonly finished: (run: FinishedRun) => void = () => undefined,
@@ -80,7 +82,7 @@ export class TaskRunner {
     let outcome;
     try {
       const origin = { source: 'task' as const, actor_type: 'system' as const, actor: `task ${task.id} (${task.name})` };
-      outcome = await runKind(kind, task.params, task.agent_id, { commander: this.hub, backups: this.backups, history: this.history, origin });
+      outcome = await runKind(kind, task.params, task.agent_id, { commander: this.hub, backups: this.backups, ...this.commands, origin });
     } catch (err) {
       if (!isAppError(err)) this.logger.error({ err, taskId: task.id }, 'task run failed');
       return { status: 'error', result: null, error: isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the task' };

@@ -48,7 +48,7 @@ const createBody = z.object({
   agent_id: agentIdSchema,
   kind: z.enum(TASK_KINDS),
   name: z.string().trim().max(200).optional(),
-  params: json.optional().describe('update/security_update {reboot}; dist_upgrade {version, reboot}; reboot {delay}; exec {command, timeout}; backup {}'),
+  params: json.optional().describe('update/security_update {reboot}; dist_upgrade {version, reboot}; reboot {delay}; exec {command, timeout}; backup {}; script {script_id, parameters, timeout} (a saved script, see /scripts)'),
   run_at: timestampSchema.optional().describe('Run once at this time (default now)'),
   cron: z.string().max(200).optional().describe('Run at every match of this five-field cron expression (UTC) instead'),
   webhook_url: z.string().max(2000).optional().describe('POSTed {event:"task.finished", …} after each run, signed with x-rmm-signature'),
