@@ -18,6 +18,7 @@ import sharedBlobs from './0015_shared_blobs.js';
 import keyLimits from './0016_key_limits.js';
 import scriptsHistory from './0018_scripts_history.js';
 import bulkActions from './0019_bulk_actions.js';
+import taskTargets from './0021_task_targets.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -40,4 +41,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0016_key_limits', keyLimits],
   ['0018_scripts_history', scriptsHistory],
   ['0019_bulk_actions', bulkActions],
+  ['0021_task_targets', taskTargets],
 ];

@@ -193,7 +193,12 @@ export interface CustomerInstallerKeysTable {
 export interface TasksTable {
   id: Generated<number>;
   name: string;
-  agent_id: string;
+  /** One agent; null for a group task (migration 0021), which has a target instead. */
+  agent_id: string | null;
+  /** A group task's agents, resolved at each run: {customer_id?, platform?, tag?}. */
+  target: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  /** The customer a group task belongs to (scope checks); null for single-agent tasks and unscoped groups. */
+  scope_customer_id: number | null;
   customer_number: string | null;
   kind: string;
   params: ColumnType<Record<string, unknown>, string, string>;

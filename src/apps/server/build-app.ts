@@ -192,7 +192,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const bulk = new BulkService(deps.db.db, clock, agents, commander);
   const bulkRunner = new BulkRunner(deps.db.db, clock, deps.logger, deps.config.cluster?.instanceId ?? `${os.hostname()}:${process.pid}`, { commander, history, scripts });
   bulk.wake = () => bulkRunner.wake();
-  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, scripts, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
+  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, scripts, bulk, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();

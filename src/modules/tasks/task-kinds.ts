@@ -16,6 +16,15 @@ import { idRefSchema } from '../../http/common-schemas.js';
 export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'backup', 'script'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
+/** Kinds a group task may have, and the bulk action each runs as (bulk-kinds.ts). */
+export const GROUP_KINDS = ['update', 'security_update', 'reboot', 'exec', 'script'] as const;
+export type GroupKind = (typeof GROUP_KINDS)[number];
+
+export function bulkActionOf(kind: GroupKind, params: Record<string, unknown>): { action: 'update' | 'reboot' | 'exec' | 'script'; params: Record<string, unknown> } {
+  if (kind === 'update' || kind === 'security_update') return { action: 'update', params: { reboot: params.reboot === true, security_only: kind === 'security_update' } };
+  return { action: kind, params };
+}
+
 /** Kinds after which the run waits for the agent to come back (spec: the post-update health check). */
 export const UPDATE_KINDS: ReadonlySet<TaskKind> = new Set(['update', 'security_update', 'dist_upgrade']);
 

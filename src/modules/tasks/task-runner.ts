@@ -12,7 +12,9 @@ import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-com
 import type { BackupService } from '../backups/backups.service.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { CommandHistory } from '../history/command-history.js';
+import type { BulkService } from '../bulk/bulk.service.js';
 import type { ScriptService } from '../scripts/scripts.service.js';
+import { runGroup } from './group-run.js';
 import { nextCronRun } from './cron.js';
 import { runKind, UPDATE_KINDS, type TaskKind } from './task-kinds.js';
 import * as repo from './tasks.repo.js';
@@ -41,7 +43,7 @@ export class TaskRunner {
     private readonly logger: Logger,
     private readonly hub: AgentCommander & AgentReconnectWatch,
     private readonly backups: BackupService,
-    private readonly commands: { history: CommandHistory; scripts: ScriptService; agents: AgentService },
+    private readonly commands: { history: CommandHistory; scripts: ScriptService; agents: AgentService; bulk: BulkService },
     private readonly webhooks: WebhookDeliverer,
     /** Told about every closed run (alerting); must not throw. */
     private readonly finished: (run: FinishedRun) => void = () => undefined,
@@ -49,12 +51,15 @@ export class TaskRunner {
 
   async execute(task: repo.TaskRow, runId: number, signal: AbortSignal): Promise<void> {
     const startedAt = this.clock.now();
-    const { status, result, error } = await this.#perform(task, signal);
+    const group = task.agent_id === null ? await runGroup(task, this.commands.bulk, this.clock, signal) : undefined;
+    const { status, result, error } = group ?? (await this.#perform(task, task.agent_id!, signal));
     const finishedAt = this.clock.now();
     const nextRunAt = task.cron ? nextCronRun(task.cron, finishedAt) : null;
     await repo.finishRun(this.db, { taskId: task.id, runId, status, result, error, finishedAt, nextRunAt });
     this.logger.info({ taskId: task.id, runId, status }, `task run ${status}`);
-    this.finished({ taskId: task.id, runId, name: task.name, kind: task.kind, agentId: task.agent_id, status, error, finishedAt });
+    // Alert rules on task outcomes judge agents: a group run tells them each agent's part.
+    const outcomes = group ? group.agents : [{ agentId: task.agent_id!, status, error }];
+    for (const one of outcomes) this.finished({ taskId: task.id, runId, name: task.name, kind: task.kind, agentId: one.agentId, status: one.status, error: one.error, finishedAt });
     if (task.webhook_url) {
       const payload = {
         event: 'task.finished',
@@ -74,15 +79,15 @@ export class TaskRunner {
     }
   }
 
-  async #perform(task: repo.TaskRow, signal: AbortSignal): Promise<{ status: string; result: Record<string, unknown> | null; error: string | null }> {
-    if (!this.hub.isConnected(task.agent_id)) {
+  async #perform(task: repo.TaskRow, agentId: string, signal: AbortSignal): Promise<{ status: string; result: Record<string, unknown> | null; error: string | null }> {
+    if (!this.hub.isConnected(agentId)) {
       return { status: 'error', result: null, error: 'The agent was not connected when the task was due' };
     }
     const kind = task.kind as TaskKind;
     let outcome;
     try {
       const origin = { source: 'task' as const, actor_type: 'system' as const, actor: `task ${task.id} (${task.name})` };
-      outcome = await runKind(kind, task.params, task.agent_id, { commander: this.hub, backups: this.backups, ...this.commands, origin });
+      outcome = await runKind(kind, task.params, agentId, { commander: this.hub, backups: this.backups, ...this.commands, origin });
     } catch (err) {
       if (!isAppError(err)) this.logger.error({ err, taskId: task.id }, 'task run failed');
       return { status: 'error', result: null, error: isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the task' };
@@ -90,8 +95,8 @@ export class TaskRunner {
     if (outcome.error) return { status: 'error', result: outcome.result, error: outcome.error };
     if (!UPDATE_KINDS.has(kind)) return { status: 'completed', result: outcome.result, error: null };
 
-    const cameBack = await this.hub.nextConnection(task.agent_id, task.health_check_timeout * 1000, signal);
-    const online = cameBack || this.hub.isConnected(task.agent_id);
+    const cameBack = await this.hub.nextConnection(agentId, task.health_check_timeout * 1000, signal);
+    const online = cameBack || this.hub.isConnected(agentId);
     const healthCheck = { agent_online: online, checked_at: this.clock.now().toISOString() };
     return { status: online ? 'completed' : 'completed_with_warning', result: { ...outcome.result, health_check: healthCheck }, error: null };
   }

@@ -8,6 +8,7 @@ import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-com
 import type { AgentService } from '../agents/agents.service.js';
 import type { BackupService } from '../backups/backups.service.js';
 import type { CommandHistory } from '../history/command-history.js';
+import type { BulkService } from '../bulk/bulk.service.js';
 import type { ScriptService } from '../scripts/scripts.service.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { TaskRunner, type FinishedRun } from './task-runner.js';
@@ -26,6 +27,7 @@ export interface TaskFeatureDeps {
   backups: BackupService;
   history: CommandHistory;
   scripts: ScriptService;
+  bulk: BulkService;
   settings: SettingsService;
   allowLoopback: boolean;
   /** Told about every closed run (alert rules on task outcomes). */
@@ -39,7 +41,7 @@ export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService
     secret: () => deps.settings.secret('webhook_secret'),
     logger: deps.logger,
   });
-  const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, { history: deps.history, scripts: deps.scripts, agents: deps.agents }, {
+  const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, { history: deps.history, scripts: deps.scripts, agents: deps.agents, bulk: deps.bulk }, {
     deliver: async (url, payload, signal) => ({ ...(await webhooks.deliver(url, payload, { signal })) }),
   }, deps.runFinished);
   const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);

@@ -13,7 +13,9 @@ export type RunRow = Selectable<TaskRunsTable>;
 
 export interface NewTask {
   name: string;
-  agent_id: string;
+  agent_id: string | null;
+  target?: Record<string, unknown> | null;
+  scope_customer_id?: number | null;
   customer_number: string | null;
   kind: string;
   params: Record<string, unknown>;
@@ -37,18 +39,21 @@ const json = (value: Record<string, unknown> | null) => (value === null ? null :
 export function insertTask(db: Db, task: NewTask): Promise<TaskRow> {
   return db
     .insertInto('tasks')
-    .values({ ...task, params: JSON.stringify(task.params), status: 'scheduled' })
+    .values({ ...task, params: JSON.stringify(task.params), target: json(task.target ?? null), status: 'scheduled' })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-/** A task with the customer of its agent, for scope checks. */
+/** The customer a task belongs to: its agent's, or a group task's own. */
+const taskCustomer = sql<number | null>`coalesce(a.customer_id, t.scope_customer_id)`;
+
+/** A task with the customer it belongs to, for scope checks. */
 export function findTask(db: Db, id: number): Promise<(TaskRow & { customer_id: number | null }) | undefined> {
   return db
     .selectFrom('tasks as t')
-    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .leftJoin('agents as a', 'a.id', 't.agent_id')
     .selectAll('t')
-    .select('a.customer_id')
+    .select(taskCustomer.as('customer_id'))
     .where('t.id', '=', id)
     .executeTakeFirst();
 }
@@ -60,10 +65,10 @@ const NEWEST_RUN_FIRST = keyset([keyColumn('id', 'int8')], true);
 export async function listTasks(db: Db, f: TaskFilter, page: PageRequest): Promise<Page<TaskRow>> {
   const query = db
     .selectFrom('tasks as t')
-    .innerJoin('agents as a', 'a.id', 't.agent_id')
+    .leftJoin('agents as a', 'a.id', 't.agent_id')
     .selectAll('t')
-    .$if(f.scope !== null, (q) => q.where('a.customer_id', '=', f.scope))
-    .$if(f.customerId !== undefined, (q) => q.where('a.customer_id', '=', f.customerId!))
+    .$if(f.scope !== null, (q) => q.where(taskCustomer, '=', f.scope))
+    .$if(f.customerId !== undefined, (q) => q.where(taskCustomer, '=', f.customerId!))
     .$if(f.status !== undefined, (q) => q.where('t.status', '=', f.status!))
     .$if(f.agentId !== undefined, (q) => q.where('t.agent_id', '=', f.agentId!));
   return toPage(await keysetPage(query, NEWEST_TASK_FIRST, page).execute(), page.limit);

@@ -3,10 +3,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
-import { idParams, idSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
+import { idParams, idRefSchema, idSchema, timestampSchema, toTimestamp } from '../../http/common-schemas.js';
 import { listDescription, listResponse, newestFirstList, pageQuery, sendList } from '../../http/pagination.js';
-import { agentIdSchema } from '../agents/agents.schemas.js';
-import { TASK_KINDS } from './task-kinds.js';
+import { agentIdSchema, platformSchema } from '../agents/agents.schemas.js';
+import { GROUP_KINDS, TASK_KINDS } from './task-kinds.js';
 import type { Task, TaskRun, TaskService } from './tasks.service.js';
 
 const tags = ['tasks'];
@@ -16,10 +16,19 @@ const json = z.record(z.string(), z.unknown());
 const TASK_LIST = newestFirstList(100, 'newest first (by id, descending)');
 const RUN_LIST = TASK_LIST;
 
+const targetSchema = z
+  .object({
+    customer_id: idRefSchema.optional(),
+    platform: platformSchema.optional(),
+  })
+  .strict()
+  .refine((t) => Object.keys(t).length > 0, 'name a customer_id or a platform (or both)');
+
 const taskSchema = z.object({
   id: z.number().int(),
   name: z.string(),
-  agent_id: z.string(),
+  agent_id: z.string().nullable().describe('The agent of a single-agent task; null for a group task'),
+  target: json.nullable().describe('A group task\'s agents {customer_id?, platform?}, resolved at every run; null for a single-agent task'),
   customer_number: z.string().nullable().describe("The agent's customer number when the task was created"),
   kind: z.enum(TASK_KINDS),
   params: json,
@@ -45,7 +54,8 @@ const runSchema = z.object({
 });
 
 const createBody = z.object({
-  agent_id: agentIdSchema,
+  agent_id: agentIdSchema.optional().describe('One agent; or give `target` instead'),
+  target: targetSchema.optional().describe(`A group of agents, resolved at every run (${GROUP_KINDS.join(', ')} only); a customer-scoped caller's groups stay in its customer`),
   kind: z.enum(TASK_KINDS),
   name: z.string().trim().max(200).optional(),
   params: json.optional().describe('update/security_update {reboot}; dist_upgrade {version, reboot}; reboot {delay}; exec {command, timeout}; backup {}; script {script_id, parameters, timeout} (a saved script, see /scripts)'),
@@ -59,6 +69,7 @@ const taskDto = (t: Task) => ({
   id: Number(t.id),
   name: t.name,
   agent_id: t.agent_id,
+  target: t.target,
   customer_number: t.customer_number,
   kind: t.kind as (typeof TASK_KINDS)[number],
   params: t.params,
@@ -89,7 +100,10 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       schema: {
         summary: 'Create a planned (run_at) or recurring (cron) task for an agent',
         description:
-          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due gives a run in `error` with the reason. Update kinds wait up to health_check_timeout for the agent to come back: a new connection → completed; still away → completed_with_warning (result.health_check). Webhook URLs on loopback, link-local or cloud-metadata addresses → 400.',
+          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due gives a run in `error` with the reason. ' +
+          'A group task (`target` instead of `agent_id`) runs as a bulk action over the agents its target matches at that moment (GET /bulk-actions/{result.bulk_action_id}): ' +
+          'agents that are not connected are waited for up to 24 h; the run lists one result per agent and ends completed (all done), error (some failed) or ' +
+          'completed_with_warning (some never connected); update kinds of a group do not wait for the health check. Update kinds wait up to health_check_timeout for the agent to come back: a new connection → completed; still away → completed_with_warning (result.health_check). Webhook URLs on loopback, link-local or cloud-metadata addresses → 400.',
         tags,
         body: createBody,
         response: { 201: taskSchema },

@@ -1,8 +1,8 @@
 // Tasks (contract §10): created for one agent the caller can see, with the agent's customer number
-// copied in; planned once (`run_at`, default now) or recurring (`cron`); run now; cancelled unless
+// copied in, or (issue 33) for a group: a customer and/or a platform, resolved at every run; planned once (`run_at`, default now) or recurring (`cron`); run now; cancelled unless
 // running. The scheduler is woken whenever a task becomes due earlier than it planned to look.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
@@ -10,14 +10,15 @@ import type { AgentService } from '../agents/agents.service.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import { cronProblem, nextCronRun } from './cron.js';
-import { TASK_PARAMS, type TaskKind } from './task-kinds.js';
+import { GROUP_KINDS, TASK_PARAMS, type TaskKind } from './task-kinds.js';
 import * as repo from './tasks.repo.js';
 
 export type Task = repo.TaskRow;
 export type TaskRun = repo.RunRow;
 
 export interface NewTaskInput {
-  agent_id: string;
+  agent_id?: string | undefined;
+  target?: { customer_id?: number | undefined; platform?: Platform | undefined } | undefined;
   kind: TaskKind;
   name?: string | undefined;
   params?: Record<string, unknown> | undefined;
@@ -45,7 +46,8 @@ export class TaskService {
   ) {}
 
   async create(caller: Caller, input: NewTaskInput): Promise<Task> {
-    const agent = await this.deps.agents.get(caller, input.agent_id); // 404 outside the caller's scope
+    if ((input.agent_id === undefined) === (input.target === undefined)) throw invalid('agent_id', 'give agent_id (one agent) or target (a group), one of them');
+    const subject = input.agent_id !== undefined ? await this.agentSubject(caller, input.agent_id) : await this.groupSubject(caller, input.kind, input.target!);
     const parsed = TASK_PARAMS[input.kind].safeParse(input.params ?? undefined);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -60,11 +62,12 @@ export class TaskService {
       nextRunAt = nextCronRun(input.cron, now)!;
     }
     if (input.webhook_url !== undefined) await this.deps.checkWebhookUrl(input.webhook_url);
-    const customer = agent.customer_id === null ? undefined : await findCustomer(this.db, agent.customer_id);
     const task = await repo.insertTask(this.db, {
-      name: input.name?.trim() || `${input.kind} ${agent.name ?? agent.hostname ?? agent.id}`,
-      agent_id: agent.id,
-      customer_number: customer?.number ?? null,
+      name: input.name?.trim() || `${input.kind} ${subject.label}`,
+      agent_id: subject.agentId,
+      target: subject.target,
+      scope_customer_id: subject.scopeCustomerId,
+      customer_number: subject.customerNumber,
       kind: input.kind,
       params: parsed.data,
       run_at: input.cron !== undefined ? null : nextRunAt,
@@ -76,6 +79,26 @@ export class TaskService {
     });
     this.deps.wake();
     return task;
+  }
+
+  /** A single-agent task's agent: 404 outside the caller's scope. */
+  private async agentSubject(caller: Caller, agentId: string) {
+    const agent = await this.deps.agents.get(caller, agentId);
+    const customer = agent.customer_id === null ? undefined : await findCustomer(this.db, agent.customer_id);
+    return { agentId: agent.id, target: null, scopeCustomerId: null, customerNumber: customer?.number ?? null, label: agent.name ?? agent.hostname ?? agent.id };
+  }
+
+  /** A group task's target, kept within a scoped caller's customer (404 for another). */
+  private async groupSubject(caller: Caller, kind: TaskKind, target: NonNullable<NewTaskInput['target']>) {
+    if (!(GROUP_KINDS as readonly string[]).includes(kind)) throw invalid('kind', `a group task runs ${GROUP_KINDS.join(', ')}`);
+    const scope = scopeOf(caller);
+    const customerId = target.customer_id ?? scope ?? undefined;
+    if (customerId !== undefined) assertInScope(caller, customerId, 'Customer');
+    const customer = customerId === undefined ? undefined : await findCustomer(this.db, customerId);
+    if (customerId !== undefined && !customer) throw new AppError('NOT_FOUND', 'Customer not found');
+    const resolved = { ...target, ...(customerId !== undefined ? { customer_id: customerId } : {}) };
+    const label = [customer?.name, target.platform].filter(Boolean).join(' ');
+    return { agentId: null, target: resolved, scopeCustomerId: customerId ?? null, customerNumber: customer?.number ?? null, label: `group ${label}` };
   }
 
   list(caller: Caller, filter: Omit<repo.TaskFilter, 'scope'>, page: PageRequest): Promise<Page<Task>> {
