@@ -15,6 +15,7 @@ import customerInstallerKeys from './0012_customer_installer_keys.js';
 import alerting from './0013_alerting.js';
 import cluster from './0014_cluster.js';
 import sharedBlobs from './0015_shared_blobs.js';
+import agentTagsNotes from './0017_agent_tags_notes.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -34,4 +35,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0013_alerting', alerting],
   ['0014_cluster', cluster],
   ['0015_shared_blobs', sharedBlobs],
+  ['0017_agent_tags_notes', agentTagsNotes],
 ];
