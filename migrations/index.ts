@@ -16,6 +16,7 @@ import alerting from './0013_alerting.js';
 import cluster from './0014_cluster.js';
 import sharedBlobs from './0015_shared_blobs.js';
 import keyLimits from './0016_key_limits.js';
+import agentTagsNotes from './0017_agent_tags_notes.js';
 import scriptsHistory from './0018_scripts_history.js';
 import bulkActions from './0019_bulk_actions.js';
 import taskTargets from './0021_task_targets.js';
@@ -39,6 +40,7 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0014_cluster', cluster],
   ['0015_shared_blobs', sharedBlobs],
   ['0016_key_limits', keyLimits],
+  ['0017_agent_tags_notes', agentTagsNotes],
   ['0018_scripts_history', scriptsHistory],
   ['0019_bulk_actions', bulkActions],
   ['0021_task_targets', taskTargets],

@@ -15,7 +15,11 @@ interface Agent { id: string; name: string; hostname: string; platform: string |
 type Customer = Awaited<ReturnType<typeof createCustomer>>;
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const AGENT_FIELDS = ['agent_version', 'connected', 'created_at', 'customer_id', 'hostname', 'id', 'last_heartbeat', 'name', 'platform', 'status', 'update_requested', 'updater'];
+const AGENT_FIELDS = [
+  'agent_version', 'connected', 'created_at', 'customer_id', 'disk_used_percent', 'disk_worst_mount', 'hostname', 'id', 'last_heartbeat', 'name', 'note',
+  'os_name', 'os_version', 'pending_updates', 'platform', 'primary_ip', 'reboot_required', 'status', 'tags', 'update_requested', 'updater', 'uptime_seconds',
+  'version_outdated',
+];
 const MISSING = 'f'.repeat(32);
 
 let t: TestApp;
@@ -75,6 +79,17 @@ describe('POST /agents (pre-registration)', () => {
       connected: false,
       created_at: expect.stringMatching(ISO),
       updater: null,
+      version_outdated: false,
+      tags: [],
+      note: '',
+      os_name: null,
+      os_version: null,
+      primary_ip: null,
+      uptime_seconds: null,
+      disk_used_percent: null,
+      disk_worst_mount: null,
+      pending_updates: null,
+      reboot_required: null,
     });
   });
 

@@ -1,5 +1,5 @@
 // Row types of every table, as Kysely sees them. Keep in step with migrations/.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 import type {
   AlertConditionsTable,
   AlertRuleChannelsTable,
@@ -110,6 +110,21 @@ export interface AgentsTable {
   updater_reported_at: Timestamp | null;
   /** When the update flag was last set (migration 0013); null while it is not set. */
   update_requested_at: Timestamp | null;
+  /** natural_sort_key(name), made by the database (migration 0017): the list's name order. */
+  name_key: GeneratedAlways<string>;
+  /** Tags as written, and lower-cased for the `tag` filter (migration 0017). */
+  tags: Generated<string[]>;
+  tag_keys: Generated<string[]>;
+  note: Generated<string>;
+  /** Facts of the latest heartbeat (src/modules/agents/system-facts.ts); null when it did not say. */
+  os_name: string | null;
+  os_version: string | null;
+  primary_ip: string | null;
+  uptime_seconds: number | null;
+  disk_used_percent: number | null;
+  disk_worst_mount: string | null;
+  pending_updates: number | null;
+  reboot_required: boolean | null;
 }
 
 export type UpdaterState = 'installing' | 'healthy' | 'rolled_back' | 'rollback_failed' | 'refused';

@@ -1,5 +1,5 @@
 // All SQL of agents, except the heartbeat batch write (heartbeat-writer.ts) and events (events.repo.ts).
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage, type KeyColumn, type Keyset } from '../../db/keyset.js';
 import type { AgentsTable, Database, Platform } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
@@ -27,12 +27,36 @@ const AGENT_COLUMNS = [
   'updater_version',
   'updater_message',
   'updater_reported_at',
+  'tags',
+  'note',
+  'os_name',
+  'os_version',
+  'primary_ip',
+  'uptime_seconds',
+  'disk_used_percent',
+  'disk_worst_mount',
+  'pending_updates',
+  'reboot_required',
 ] as const;
 
 /** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */
-export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status' | 'update_requested_at'>;
+export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status' | 'update_requested_at' | 'name_key' | 'tag_keys'>;
 
-export const AGENT_SORTS = ['name', 'hostname', 'customer', 'platform', 'status', 'last_heartbeat', 'version'] as const;
+export const AGENT_SORTS = [
+  'name',
+  'hostname',
+  'customer',
+  'platform',
+  'status',
+  'last_heartbeat',
+  'version',
+  'os',
+  'ip',
+  'uptime',
+  'disk',
+  'updates',
+  'reboot',
+] as const;
 export type AgentSort = (typeof AGENT_SORTS)[number];
 
 export interface AgentFilter {
@@ -41,8 +65,13 @@ export interface AgentFilter {
   status?: AgentStatus | undefined;
   platform?: Platform | undefined;
   q?: string | undefined;
+  /** Agents carrying this tag, compared lower-cased (tagKey). */
+  tag?: string | undefined;
   now: Date;
 }
+
+/** A tag as the `tag` filter and uniqueness compare it: lower-cased in the application, so both databases agree. */
+export const tagKey = (tag: string) => tag.toLowerCase();
 
 export interface AgentOrder {
   sort: AgentSort;
@@ -56,22 +85,39 @@ function statusRank(now: Date) {
   return sql`(case when a.last_heartbeat is null then 2 when a.last_heartbeat > ${onlineFrom} then 3 when a.last_heartbeat >= ${staleFrom} then 1 else 0 end)`;
 }
 
+/** Text in natural order (migration 0017): digit runs by number, case and common accents folded, bytewise. */
+const natural = (expr: RawBuilder<unknown>) => sql`natural_sort_key(${expr}) collate "C"`;
+
+/** A nullable number ascending with a missing value first: presence flag, then the value. */
+const missingFirst = (expr: RawBuilder<unknown>): KeyColumn[] => [
+  keyColumn(sql`(${expr} is not null)::int4`, 'int4'),
+  keyColumn(sql`coalesce(${expr}, 0)::int4`, 'int4'),
+];
+
 /**
- * The order of each sort: its key (text ignoring case; a missing value sorts as the lowest), then the
- * name ignoring case, then the id, all ascending or all descending.
+ * The order of each sort: its key (text in natural order; a missing value sorts as the lowest), then
+ * the name in natural order, then the id, all ascending or all descending.
  */
 function agentKeyset(order: AgentOrder, now: Date): Keyset {
   const first: Record<AgentSort, KeyColumn[]> = {
     name: [],
-    hostname: [keyColumn(sql`lower(a.hostname)`, 'text')],
-    customer: [keyColumn(sql`lower(coalesce(c.name, ''))`, 'text')],
+    hostname: [keyColumn(natural(sql`a.hostname`), 'text')],
+    customer: [keyColumn(natural(sql`coalesce(c.name, '')`), 'text')],
     platform: [keyColumn(sql`coalesce(a.platform, '')`, 'text')],
     status: [keyColumn(statusRank(now), 'int4')],
     // Never-seen agents first (ascending); the epoch only fills the slot, the flag orders them.
     last_heartbeat: [keyColumn(sql`(a.last_heartbeat is not null)::int4`, 'int4'), keyColumn(sql`coalesce(a.last_heartbeat, 'epoch'::timestamptz)`, 'timestamptz')],
-    version: [keyColumn(sql`coalesce(a.agent_version, '')`, 'text')],
+    version: [keyColumn(natural(sql`coalesce(a.agent_version, '')`), 'text')],
+    os: [keyColumn(natural(sql`concat_ws(' ', a.os_name, a.os_version)`), 'text')],
+    ip: [keyColumn(natural(sql`coalesce(a.primary_ip, '')`), 'text')],
+    uptime: missingFirst(sql`a.uptime_seconds`),
+    // Tenths of a percent: the key types are integers, and a finer order would show nothing more.
+    disk: missingFirst(sql`round(a.disk_used_percent * 10)`),
+    updates: missingFirst(sql`a.pending_updates`),
+    // Unknown, no, yes.
+    reboot: [keyColumn(sql`(case when a.reboot_required is null then 0 when a.reboot_required then 2 else 1 end)`, 'int4')],
   };
-  return keyset([...first[order.sort], keyColumn(sql`lower(a.name)`, 'text'), keyColumn('a.id', 'text')], order.descending);
+  return keyset([...first[order.sort], keyColumn('a.name_key', 'text'), keyColumn('a.id', 'text')], order.descending);
 }
 
 export async function listAgents(db: Db, f: AgentFilter, order: AgentOrder, page: PageRequest): Promise<Page<AgentRow>> {
@@ -84,6 +130,7 @@ export async function listAgents(db: Db, f: AgentFilter, order: AgentOrder, page
     const pattern = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) => eb.or([eb('a.name', 'ilike', pattern), eb('a.hostname', 'ilike', pattern)]));
   }
+  if (f.tag !== undefined) query = query.where(sql<boolean>`a.tag_keys @> array[${tagKey(f.tag)}::text]`);
   if (f.status === 'unknown') query = query.where('a.last_heartbeat', 'is', null);
   else if (f.status) {
     const w = heartbeatWindow(f.status, f.now);
@@ -151,6 +198,31 @@ export function updateRegistration(
 
 export function setAgentCustomer(db: Db, id: string, customerId: number | null): Promise<AgentRow | undefined> {
   return db.updateTable('agents').set({ customer_id: customerId }).where('id', '=', id).returning(AGENT_COLUMNS).executeTakeFirst();
+}
+
+/** Sets the tags (with their filter keys) and/or the note; undefined leaves a field as it is. */
+export function annotateAgent(db: Db, id: string, values: { tags?: string[] | undefined; note?: string | undefined }): Promise<AgentRow | undefined> {
+  return db
+    .updateTable('agents')
+    .set({
+      ...(values.tags !== undefined ? { tags: values.tags, tag_keys: values.tags.map(tagKey) } : {}),
+      ...(values.note !== undefined ? { note: values.note } : {}),
+    })
+    .where('id', '=', id)
+    .returning(AGENT_COLUMNS)
+    .executeTakeFirst();
+}
+
+/** Every tag in use among the scope's agents (one spelling per tag ignoring case), with how many carry it. */
+export async function listTags(db: Db, scope: CustomerScope): Promise<Array<{ tag: string; agent_count: number }>> {
+  const inScope = scope === null ? sql`true` : sql`a.customer_id = ${scope}`;
+  const { rows } = await sql<{ tag: string; agent_count: number }>`
+    select min(t.tag collate "C") as tag, count(*)::int4 as agent_count
+    from agents as a cross join lateral unnest(a.tags, a.tag_keys) as t(tag, key)
+    where ${inScope}
+    group by t.key
+    order by natural_sort_key(t.key) collate "C", t.key collate "C"`.execute(db);
+  return rows;
 }
 
 /** Everything the agent owns goes with it through foreign keys (events, metrics, backups, ...). */

@@ -13,10 +13,12 @@ import {
   agentParams,
   agentSchema,
   agentWithSystemSchema,
+  annotateBody,
   customerAgentSchema,
   customerIdBody,
   listAgentsQuery,
   preRegisterBody,
+  tagCountSchema,
   toAgentDto,
 } from './agents.schemas.js';
 import type { Agent, AgentService } from './agents.service.js';
@@ -24,7 +26,12 @@ import type { Agent, AgentService } from './agents.service.js';
 const tags = ['agents'];
 
 export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = async (app, { agents }) => {
-  const dto = (a: Agent) => toAgentDto(a, agents.now(), agents.connections.isConnected(a.id));
+  /** The agent object; `version_outdated` needs the newest firmware per platform, read once per request. */
+  const dtoMaker = async () => {
+    const latest = await agents.latestVersions();
+    return (a: Agent) => toAgentDto(a, agents.now(), agents.connections.isConnected(a.id), latest);
+  };
+  const dto = async (a: Agent) => (await dtoMaker())(a);
 
   app.post(
     '/agents',
@@ -38,7 +45,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
         response: { 201: agentSchema },
       },
     },
-    async (request, reply) => reply.code(201).send(dto(await agents.preRegister(callerOf(request), request.body))),
+    async (request, reply) => reply.code(201).send(await dto(await agents.preRegister(callerOf(request), request.body))),
   );
 
   app.get(
@@ -47,22 +54,54 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
       config: { access: 'read' },
       schema: {
         summary: 'List agents with their computed status',
-        description: listDescription(AGENT_LIST, 'Filters: `customer_id`, `status` (computed when each page is read), `platform`, `q`.'),
+        description: listDescription(AGENT_LIST, 'Filters: `customer_id`, `status` (computed when each page is read), `platform`, `q`, `tag`.'),
         tags,
         querystring: listAgentsQuery,
         response: { 200: listResponse(agentSchema, AGENT_LIST) },
       },
     },
     async (request, reply) => {
-      const { customer_id, status, platform, q, sort, order } = request.query;
+      const { customer_id, status, platform, q, tag, sort, order } = request.query;
       const caller = callerOf(request);
-      const filter = { customerId: customer_id, status, platform, q };
+      const filter = { customerId: customer_id, status, platform, q, tag };
       return sendList(request, reply, AGENT_LIST, {
         item: agentSchema,
-        dto,
+        dto: await dtoMaker(),
         fetch: (page) => agents.list(caller, filter, { sort, descending: order === 'desc' }, page),
       });
     },
+  );
+
+  app.get(
+    '/agents/tags',
+    {
+      config: { access: 'read' },
+      schema: {
+        summary: 'The tags in use, each with how many agents carry it',
+        description: 'Not paged: one entry per distinct tag. Tags that differ only in case are one tag (shown in one of its spellings). Ordered by tag in natural order. A customer-scoped key sees its agents\' tags only.',
+        tags,
+        response: { 200: z.array(tagCountSchema) },
+      },
+    },
+    async (request) => agents.tags(callerOf(request)),
+  );
+
+  app.patch(
+    '/agents/:id',
+    {
+      config: { access: 'write', audit: 'agent.annotate' },
+      schema: {
+        summary: "Set an agent's tags and/or note",
+        description:
+          'Technicians\' labels: `tags` replaces the whole list (at most 20, 1 to 40 characters each after trimming, unique ignoring case), `note` the free text ' +
+          '(at most 2000 characters). Absent fields stay as they are; an empty body is 400. Answers the agent object.',
+        tags,
+        params: agentParams,
+        body: annotateBody,
+        response: { 200: agentSchema },
+      },
+    },
+    async (request) => dto(await agents.annotate(callerOf(request), request.params.id, request.body)),
   );
 
   app.get(
@@ -75,7 +114,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
       const caller = callerOf(request);
       const agent = await agents.get(caller, request.params.id);
       const system = await agents.systemText(caller, agent.id);
-      return sendRawJson(reply, agentJsonWithSystem(dto(agent), system));
+      return sendRawJson(reply, agentJsonWithSystem(await dto(agent), system));
     },
   );
 
@@ -137,9 +176,10 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
     async (request, reply) => {
       const caller = callerOf(request);
       const order = { sort: request.query.sort, descending: request.query.order === 'desc' };
+      const toDto = await dtoMaker();
       return sendList(request, reply, AGENT_LIST, {
         item: customerAgentSchema,
-        dto: (a: Agent) => ({ ...dto(a), last_api_key: a.last_api_key }),
+        dto: (a: Agent) => ({ ...toDto(a), last_api_key: a.last_api_key }),
         fetch: (page) => agents.listOfCustomer(caller, request.params.id, order, page),
       });
     },

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { idRefSchema, idSchema, timestampSchema, toTimestamp, withoutNul } from '../../http/common-schemas.js';
 import { allByDefault, newestFirstList, pageQuery } from '../../http/pagination.js';
+import type { Platform } from '../../db/schema.js';
+import { compareVersions } from '../firmware/versions.js';
 import { statusOf } from './agent-status.js';
 import { AGENT_SORTS, PENDING_HOSTNAME } from './agents.repo.js';
 import type { Agent } from './agents.service.js';
@@ -18,6 +20,13 @@ export const statusSchema = z.enum(['online', 'stale', 'offline', 'unknown']);
 export const eventTypeSchema = z.enum(['online', 'offline', 'stale', 'connected', 'disconnected']);
 
 const agentName = z.string().trim().min(1).max(255);
+
+const MAX_TAGS = 20;
+const MAX_TAG_CHARS = 40;
+const MAX_NOTE_CHARS = 2000;
+// Commas separate tags in the CSV export and the console; control characters have no place in a label.
+// eslint-disable-next-line no-control-regex -- control characters are what it refuses
+const tagSchema = z.string().trim().min(1).max(MAX_TAG_CHARS).regex(/^[^,\u0000-\u001f\u007f]+$/, 'no commas or control characters');
 const hostname = z
   .string()
   .trim()
@@ -32,11 +41,17 @@ export const preRegisterBody = z.object({
 
 /** GET /agents and GET /customers/{id}/agents: all without `limit` (spec: "all agents"). */
 export const AGENT_LIST = allByDefault(
-  'by `sort` (default `name`): its value ignoring case (`status`: offline, stale, unknown, online; `last_heartbeat`: never seen first; a missing customer, platform or version first), then the name ignoring case, then the id; `order=desc` reverses the whole order',
+  'by `sort` (default `name`): its value, text in natural order (ignoring case and common accents, digit runs by number: demo-2 before demo-10, 1.9 before 1.10); ' +
+    '`status`: offline, stale, unknown, online; `reboot`: unknown, no, yes; a missing value first (never seen, no customer, platform, version, OS, IP, uptime, disk or update count); ' +
+    'then the name in natural order, then the id; `order=desc` reverses the whole order',
 );
 
+const SORT_HELP =
+  'Column to order by (default name). `os`: OS name and version; `ip`: primary IPv4 address; `uptime`: seconds; `disk`: the fullest disk\'s used percent; ' +
+  '`updates`: pending update count; `reboot`: reboot needed';
+
 export const agentOrderQuery = {
-  sort: z.enum(AGENT_SORTS).default('name').describe('Column to order by (default name)'),
+  sort: z.enum(AGENT_SORTS).default('name').describe(SORT_HELP),
   order: z.enum(['asc', 'desc']).default('asc').describe('asc (default) or desc'),
   ...pageQuery(AGENT_LIST),
 };
@@ -46,8 +61,31 @@ export const listAgentsQuery = z.object({
   status: statusSchema.optional(),
   platform: platformSchema.optional(),
   q: z.string().min(1).max(255).optional().describe('Substring of name or hostname (case-insensitive)'),
+  tag: z.string().trim().min(1).max(MAX_TAG_CHARS).optional().describe('Agents carrying this tag (exact, ignoring case)'),
   ...agentOrderQuery,
 });
+
+/** PATCH /agents/{id}: tags and note, each optional; at least one. */
+export const annotateBody = z
+  .object({
+    tags: z
+      .array(tagSchema)
+      .max(MAX_TAGS)
+      .superRefine((tags, ctx) => {
+        const seen = new Set<string>();
+        tags.forEach((tag, i) => {
+          if (seen.has(tag.toLowerCase())) ctx.addIssue({ code: 'custom', path: [i], message: `${tag} is there twice (tags ignore case)` });
+          seen.add(tag.toLowerCase());
+        });
+      })
+      .optional()
+      .describe(`Replaces all tags: at most ${MAX_TAGS}, each 1 to ${MAX_TAG_CHARS} characters after trimming, no commas or control characters, unique ignoring case`),
+    note: z.string().max(MAX_NOTE_CHARS).optional().describe(`Replaces the note: free text, at most ${MAX_NOTE_CHARS} characters ("" clears it)`),
+  })
+  .strict()
+  .refine((b) => b.tags !== undefined || b.note !== undefined, { message: 'give tags, note or both' });
+
+export const tagCountSchema = z.object({ tag: z.string(), agent_count: z.number().int() }).meta({ id: 'AgentTag' });
 
 export const customerIdBody = z.object({ customer_id: idRefSchema });
 
@@ -114,6 +152,26 @@ export const agentSchema = z
     connected: z.boolean().describe('Its WebSocket is open now'),
     created_at: timestampSchema,
     updater: updaterReportSchema.nullable().describe("The on-device updater's latest report; null until its first"),
+    version_outdated: z
+      .boolean()
+      .describe('`agent_version` is older (numeric-aware) than the newest firmware uploaded for its platform; false when either is unknown'),
+    tags: z.array(z.string()).describe('Labels set with PATCH /agents/{id}; filter with `tag`'),
+    note: z.string().describe('Free text set with PATCH /agents/{id}; "" when none'),
+    os_name: z.string().nullable().describe('From the latest heartbeat (`os.name`); null when it did not say'),
+    os_version: z.string().nullable().describe('From the latest heartbeat (`os.version`)'),
+    primary_ip: z
+      .string()
+      .nullable()
+      .describe('First IPv4 address of the interface of the default route (`routes[]`), else of the first interface not down and not loopback'),
+    uptime_seconds: z.number().int().nullable().describe('`uptime_seconds` of the latest heartbeat (the uptime at `last_heartbeat`)'),
+    disk_used_percent: z.number().nullable().describe("The fullest disk's used percent (`disks[].used_percent`, else from its bytes), one decimal"),
+    disk_worst_mount: z.string().nullable().describe('The mount of that disk'),
+    pending_updates: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Entries of `updates.packages` plus `updates.pending`; 0 when `updates.available` is false; null when unknown'),
+    reboot_required: z.boolean().nullable().describe('`updates.needs_reboot` of the latest heartbeat; null when unknown'),
   })
   .meta({ id: 'Agent' });
 
@@ -133,7 +191,9 @@ export const eventSchema = z
   .object({ id: z.number().int(), agent_id: z.string(), type: eventTypeSchema, created_at: timestampSchema })
   .meta({ id: 'AgentEvent' });
 
-export function toAgentDto(a: Agent, now: Date, connected: boolean): z.infer<typeof agentSchema> {
+/** `latest`: the newest firmware version per platform (AgentService.latestVersions), for `version_outdated`. */
+export function toAgentDto(a: Agent, now: Date, connected: boolean, latest: ReadonlyMap<Platform, string>): z.infer<typeof agentSchema> {
+  const newest = a.platform === null ? undefined : latest.get(a.platform);
   return {
     id: a.id,
     name: a.name,
@@ -150,6 +210,17 @@ export function toAgentDto(a: Agent, now: Date, connected: boolean): z.infer<typ
       a.updater_state === null
         ? null
         : { state: a.updater_state, version: a.updater_version, message: a.updater_message, reported_at: toTimestamp(a.updater_reported_at ?? a.created_at) },
+    version_outdated: a.agent_version !== null && newest !== undefined && compareVersions(a.agent_version, newest) < 0,
+    tags: a.tags,
+    note: a.note,
+    os_name: a.os_name,
+    os_version: a.os_version,
+    primary_ip: a.primary_ip,
+    uptime_seconds: a.uptime_seconds,
+    disk_used_percent: a.disk_used_percent,
+    disk_worst_mount: a.disk_worst_mount,
+    pending_updates: a.pending_updates,
+    reboot_required: a.reboot_required,
   };
 }
 

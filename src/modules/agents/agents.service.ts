@@ -10,6 +10,8 @@ import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
+import { listFirmware } from '../firmware/firmware.repo.js';
+import { compareVersions } from '../firmware/versions.js';
 import * as repo from './agents.repo.js';
 import type { ConnectionBatches } from './connection-batches.js';
 import { listEvents, type EventFilter } from './events.repo.js';
@@ -137,6 +139,33 @@ export class AgentService {
       });
       return { agent_id: row.id, name: row.name, pre_registered: false };
     });
+  }
+
+  /** Sets the agent's tags and/or note (contract-free addition of issue 33); scope as every agent change. */
+  async annotate(caller: Caller, id: string, values: { tags?: string[] | undefined; note?: string | undefined }): Promise<Agent> {
+    await this.get(caller, id);
+    const row = await repo.annotateAgent(this.db, id, values);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** The tags in use among the agents the caller may see. */
+  tags(caller: Caller) {
+    return repo.listTags(this.db, scopeOf(caller));
+  }
+
+  /**
+   * The newest firmware version of each platform (numeric-aware, as GET /firmware/latest picks it): an
+   * agent running an older one is flagged in the list. Read per request; the table has a few rows.
+   */
+  async latestVersions(): Promise<ReadonlyMap<Platform, string>> {
+    const latest = new Map<Platform, string>();
+    for (const f of await listFirmware(this.db)) {
+      const platform = f.platform as Platform;
+      const current = latest.get(platform);
+      if (current === undefined || compareVersions(f.version, current) > 0) latest.set(platform, f.version);
+    }
+    return latest;
   }
 
   async setCustomer(caller: Caller, id: string, customerId: number | null): Promise<Agent> {

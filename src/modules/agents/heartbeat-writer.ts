@@ -8,6 +8,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
+import { systemFactsOf } from './system-facts.js';
 
 export interface HeartbeatInput {
   agentId: string;
@@ -108,10 +109,14 @@ export class HeartbeatWriter {
     const latest = [...new Map(inputs.map((h) => [batchKey(h), h])).values()];
     // One row of parameters per heartbeat: a 30 KB body travels as its own text parameter. (Packing
     // all bodies into one text[] made the driver escape and PostgreSQL re-parse one huge array.)
-    const rows = latest.map(
-      (h) => sql`(${h.agentId}::text, ${h.receivedAt.toISOString()}::timestamptz, ${h.platform}::text, ${h.hostname}::text,
-        ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${h.scope}::int, ${h.raw}::text)`,
-    );
+    // The list's facts (system-facts.ts) replace the previous heartbeat's, as the system data does.
+    const rows = latest.map((h) => {
+      const f = systemFactsOf(h.parsed);
+      return sql`(${h.agentId}::text, ${h.receivedAt.toISOString()}::timestamptz, ${h.platform}::text, ${h.hostname}::text,
+        ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${h.scope}::int, ${h.raw}::text,
+        ${f.os_name}::text, ${f.os_version}::text, ${f.primary_ip}::text, ${f.uptime_seconds}::int, ${f.disk_used_percent}::float8,
+        ${f.disk_worst_mount}::text, ${f.pending_updates}::int, ${f.reboot_required}::boolean)`;
+    });
     const added = (await Promise.all(this.extensions.map((e) => e.statementFor(latest)))).filter((s) => s !== null);
     // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
     const extensionCtes = added.map((statement, i) => sql`, ${sql.raw(`extension_${i}`)} as (${statement})`);
@@ -124,8 +129,12 @@ export class HeartbeatWriter {
           agent_version = coalesce(v.agent_version, a.agent_version),
           agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
           last_api_key = coalesce(v.key_hint, a.last_api_key),
-          system = v.raw
-        from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw)
+          system = v.raw,
+          os_name = v.os_name, os_version = v.os_version, primary_ip = v.primary_ip, uptime_seconds = v.uptime_seconds,
+          disk_used_percent = v.disk_used_percent, disk_worst_mount = v.disk_worst_mount, pending_updates = v.pending_updates,
+          reboot_required = v.reboot_required
+        from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw,
+          os_name, os_version, primary_ip, uptime_seconds, disk_used_percent, disk_worst_mount, pending_updates, reboot_required)
         where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
         returning a.id, v.scope, a.update_requested, a.customer_id
       )${sql.join(extensionCtes, sql``)}

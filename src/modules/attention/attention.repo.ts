@@ -18,8 +18,8 @@ export interface AttentionRow {
   certificates: Array<{ name: unknown; valid_to: unknown; in_use: unknown }> | null;
 }
 
-/** As the agents list by name: the name ignoring case, then the id. */
-const BY_NAME = keyset([keyColumn(sql`lower(a.name)`, 'text'), keyColumn('a.id', 'text')]);
+/** As the agents list by name: the name in natural order (demo-2 before demo-10; migration 0017), then the id. */
+const BY_NAME = keyset([keyColumn('a.name_key', 'text'), keyColumn('a.id', 'text')]);
 
 /** Up to `limit` agents after the position, each with its own position (`page_key`). */
 export async function listAttentionFacts(db: Kysely<Database>, scope: CustomerScope, request: PageRequest): Promise<Array<AttentionRow & { page_key: PageKey }>> {

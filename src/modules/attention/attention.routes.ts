@@ -7,7 +7,7 @@ import { allByDefault, listDescription, listResponse, pageQuery, sendList } from
 import { agentSchema } from '../agents/agents.schemas.js';
 import type { AttentionItem, AttentionService } from './attention.service.js';
 
-const ATTENTION_LIST = allByDefault('by agent name ignoring case, then agent id');
+const ATTENTION_LIST = allByDefault('by agent name in natural order (ignoring case, digit runs by number: demo-2 before demo-10), then agent id');
 
 const query = z.object({
   ...pageQuery(ATTENTION_LIST),

@@ -1,41 +1,35 @@
-// The agents table: a sortable header (the server sorts; the column and direction go in the URL),
-// status badges, last heartbeat as relative time.
-import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
-import { Link, setQuery } from '../router';
-import { Empty, RelativeTime, StatusBadge } from '../ui/widgets';
-
-/** The API's `sort` values, one per column. */
-type Column = 'name' | 'hostname' | 'customer' | 'platform' | 'status' | 'last_heartbeat' | 'version';
-
-const COLUMNS: Array<{ id: Column; label: string }> = [
-  { id: 'name', label: 'Name' },
-  { id: 'hostname', label: 'Hostname' },
-  { id: 'customer', label: 'Customer' },
-  { id: 'platform', label: 'Platform' },
-  { id: 'status', label: 'Status' },
-  { id: 'last_heartbeat', label: 'Last heartbeat' },
-  { id: 'version', label: 'Agent version' },
-];
+// The agents table: a sortable header (the server sorts; the column and direction go in the URL) and
+// the technician's columns (agent-columns.tsx). On a phone only name, status and the fullest disk stay;
+// the table scrolls inside its frame rather than the page.
+import type { Agent, Customer } from '../api/types';
+import { setQuery } from '../router';
+import { Empty } from '../ui/widgets';
+import { AGENT_COLUMNS, type SortKey } from './agent-columns';
 
 /** The column a URL's `sort` names; name for anything else. */
-export function sortColumn(value: string | null): Column {
-  return COLUMNS.find((c) => c.id === value)?.id ?? 'name';
+export function sortColumn(value: string | null): SortKey {
+  return AGENT_COLUMNS.find((c) => c.sort !== undefined && c.sort === value)?.sort ?? 'name';
 }
 
-export function AgentTable({ agents, customers, sort, descending }: { agents: Agent[]; customers: Map<number, Customer>; sort: Column; descending: boolean }) {
+export function AgentTable({ agents, customers, sort, descending }: { agents: Agent[]; customers: ReadonlyMap<number, Customer>; sort: SortKey; descending: boolean }) {
   if (agents.length === 0) return <Empty>No agents match.</Empty>;
-  const toggle = (column: Column) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
+  const toggle = (column: SortKey) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
+  const classOf = (c: (typeof AGENT_COLUMNS)[number]) => [c.wide ? 'col-wide' : '', c.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className="table-wrap">
-      <table data-testid="agents-table">
+      <table data-testid="agents-table" className="agents-table">
         <thead>
           <tr>
-            {COLUMNS.map((c) => (
-              <th key={c.id} aria-sort={sort === c.id ? (descending ? 'descending' : 'ascending') : undefined}>
-                <button type="button" className="sort" onClick={() => toggle(c.id)}>
-                  {c.label}
-                  {sort === c.id ? (descending ? ' ▼' : ' ▲') : ''}
-                </button>
+            {AGENT_COLUMNS.map((c) => (
+              <th key={c.id} className={classOf(c)} data-column={c.id} aria-sort={c.sort && sort === c.sort ? (descending ? 'descending' : 'ascending') : undefined}>
+                {c.sort ? (
+                  <button type="button" className="sort" onClick={() => toggle(c.sort!)}>
+                    {c.label}
+                    {sort === c.sort ? (descending ? ' ▼' : ' ▲') : ''}
+                  </button>
+                ) : (
+                  c.label
+                )}
               </th>
             ))}
           </tr>
@@ -43,29 +37,11 @@ export function AgentTable({ agents, customers, sort, descending }: { agents: Ag
         <tbody>
           {agents.map((a) => (
             <tr key={a.id} data-testid="agent-row">
-              <td>
-                <Link to={`/agents/${a.id}`}>{a.name}</Link>
-              </td>
-              <td>{a.hostname}</td>
-              <td>{a.customer_id === null ? <span className="muted">–</span> : (customers.get(a.customer_id)?.name ?? `#${a.customer_id}`)}</td>
-              <td>{a.platform ? PLATFORM_LABELS[a.platform] : <span className="muted">–</span>}</td>
-              <td>
-                <StatusBadge status={a.status} />
-              </td>
-              <td>
-                <RelativeTime iso={a.last_heartbeat} />
-              </td>
-              <td className="mono">
-                {a.agent_version ?? '–'}
-                {a.update_requested ? (
-                  <>
-                    {' '}
-                    <span className="badge badge-warn" title="Update requested: the agent updates itself at its updater's next check">
-                      update
-                    </span>
-                  </>
-                ) : null}
-              </td>
+              {AGENT_COLUMNS.map((c) => (
+                <td key={c.id} className={classOf(c)}>
+                  {c.cell ? c.cell(a, customers) : c.text(a, customers)}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>

@@ -1,9 +1,9 @@
-// The agents, a page at a time ("Load more"), with search, filters (customer, status, platform) and the
-// sort kept in the URL, so a reload or a shared link shows the same list. The server filters and sorts:
-// with 10,000 agents the page loads 100 of them, not all.
+// The agents, a page at a time ("Load more"), with search, filters (customer, status, platform, tag) and
+// the sort kept in the URL, so a reload or a shared link shows the same list. The server filters and
+// sorts: with 10,000 agents the page loads 100 of them, not all. "Export CSV" saves the whole filtered list.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
-import { PLATFORM_LABELS, STATUSES, type Agent, type Customer, type Platform } from '../api/types';
+import { PLATFORM_LABELS, STATUSES, type Agent, type AgentTag, type Customer, type Platform } from '../api/types';
 import { setQuery, useQuery } from '../router';
 import { ErrorBanner, Loading, LoadMore } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
@@ -11,6 +11,8 @@ import { useResource } from '../use-resource';
 import { AgentTable, sortColumn } from './agent-table';
 import { PreRegisterForm } from './pre-register-form';
 import { CustomerOptions } from '../ui/customer-options';
+import { ExportCsvButton } from './export-csv';
+import './agents.css';
 
 const REFRESH_MS = 30_000;
 const SEARCH_DELAY_MS = 250;
@@ -23,11 +25,16 @@ export function AgentsPage() {
     customer_id: query.get('customer') ?? '',
     status: query.get('status') ?? '',
     platform: query.get('platform') ?? '',
+    tag: query.get('tag') ?? '',
   };
   const sort = sortColumn(query.get('sort'));
   const descending = query.get('dir') === 'desc';
-  const agents = usePagedList<Agent>('/agents', { ...filters, sort, order: descending ? 'desc' : undefined }, { pageSize: PAGE, refreshMs: REFRESH_MS });
+  const listQuery = { ...filters, sort, order: descending ? 'desc' : undefined };
+  const agents = usePagedList<Agent>('/agents', listQuery, { pageSize: PAGE, refreshMs: REFRESH_MS });
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
+  const tags = useResource((signal) => api<AgentTag[]>('/agents/tags', { signal }), []);
+  // Tags ignore case: the URL's spelling picks the option of the same tag.
+  const knownTag = tags.data?.find((t) => t.tag.toLowerCase() === filters.tag.toLowerCase());
   const customerMap = useMemo(() => new Map((customers.data ?? []).map((c) => [c.id, c])), [customers.data]);
 
   return (
@@ -71,8 +78,22 @@ export function AgentsPage() {
             ))}
           </select>
         </label>
+        <label>
+          Tag
+          <select value={knownTag?.tag ?? filters.tag} onChange={(e) => setQuery({ tag: e.target.value })}>
+            <option value="">All</option>
+            {/* A tag from a shared link that no agent carries any more still shows as chosen. */}
+            {filters.tag && !knownTag && <option value={filters.tag}>{filters.tag}</option>}
+            {(tags.data ?? []).map((t) => (
+              <option key={t.tag} value={t.tag}>
+                {t.tag} ({t.agent_count})
+              </option>
+            ))}
+          </select>
+        </label>
+        <ExportCsvButton query={listQuery} customers={customerMap} />
       </div>
-      <ErrorBanner error={agents.error ?? customers.error} />
+      <ErrorBanner error={agents.error ?? customers.error ?? tags.error} />
       {agents.items ? <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} /> : !agents.error && <Loading />}
       <LoadMore list={agents} />
       <PreRegisterForm customers={customers.data ?? []} onCreated={agents.reload} />

@@ -3,6 +3,7 @@
 import { useMemo } from 'react';
 import { api } from '../api/client';
 import type { Agent, Customer } from '../api/types';
+import { byNaturalName } from '../ui/natural-order';
 import { useResource } from '../use-resource';
 
 export interface Directory {
@@ -13,14 +14,13 @@ export interface Directory {
   error: Error | undefined;
 }
 
-const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name, undefined, { numeric: true });
 
 export function useDirectory(): Directory {
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
   const agents = useResource((signal) => api<Agent[]>('/agents', { signal }), []);
   return useMemo(() => {
     const c = [...(customers.data ?? [])].sort((a, b) => a.number.localeCompare(b.number, undefined, { numeric: true }));
-    const a = [...(agents.data ?? [])].sort(byName);
+    const a = [...(agents.data ?? [])].sort(byNaturalName);
     return {
       customers: c,
       agents: a,

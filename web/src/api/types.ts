@@ -16,6 +16,25 @@ export interface Agent {
   created_at: string;
   /** The on-device updater's latest report; null before its first, absent from servers older than it. */
   updater?: UpdaterReport | null;
+  /** Older than the newest firmware uploaded for its platform. */
+  version_outdated: boolean;
+  tags: string[];
+  note: string;
+  /** Facts of the latest heartbeat; null when it did not say. */
+  os_name: string | null;
+  os_version: string | null;
+  primary_ip: string | null;
+  uptime_seconds: number | null;
+  disk_used_percent: number | null;
+  disk_worst_mount: string | null;
+  pending_updates: number | null;
+  reboot_required: boolean | null;
+}
+
+/** GET /agents/tags: a tag in use and how many agents carry it. */
+export interface AgentTag {
+  tag: string;
+  agent_count: number;
 }
 
 /** What the on-device updater last said about an update (POST /agents/{id}/updater-report). */

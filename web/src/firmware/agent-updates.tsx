@@ -6,6 +6,7 @@ import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
 import { useActionError } from '../ui/use-action-error';
+import { byNaturalName } from '../ui/natural-order';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import type { Firmware } from './firmware-types';
@@ -98,7 +99,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
             </thead>
             <tbody>
               {[...agents.data]
-                .sort((a, b) => a.name.localeCompare(b.name))
+                .sort(byNaturalName)
                 .map((agent) => (
                   <tr key={agent.id} data-testid="firmware-agent-row">
                     <td>

@@ -5,6 +5,7 @@ import { useId, useState } from 'react';
 import { api } from '../api/client';
 import type { Agent } from '../api/types';
 import { navigate } from '../router';
+import { byNaturalName } from '../ui/natural-order';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
 import { CronPreview, cronProblem } from './cron-preview';
@@ -56,7 +57,7 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
     navigate(`/tasks/${task.id}`);
   });
 
-  const sorted = [...(agents ?? [])].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+  const sorted = [...(agents ?? [])].sort(byNaturalName);
   return (
     <form className="card task-create" onSubmit={(e) => void submit(e)} aria-label="New task">
       <h2>New task</h2>

@@ -1,7 +1,9 @@
-// Things a technician does to a device: run a command, update it, reboot it. Every call waits for the
-// agent's answer; destructive ones ask first and show that they are still waiting.
+// Things a technician does to a device: run a command, update it, reboot it (every call waits for the
+// agent's answer; destructive ones ask first and show that they are still waiting), and, without the
+// agent, move it to another customer or delete it.
 import { useState } from 'react';
 import { ConfirmButton } from '../../ui/widgets';
+import { ManagePanel } from '../manage/manage-panel';
 import type { TabProps } from '../tab-props';
 import { useAgentCommand } from './agent-command';
 import { ExecPanel } from './exec-panel';
@@ -19,6 +21,7 @@ export function ActionsTab({ agent, reload }: TabProps) {
         <ExecPanel agentId={agent.id} />
         <UpdatePanel agentId={agent.id} onDone={reload} />
         <RebootPanel agentId={agent.id} onDone={reload} />
+        <ManagePanel agent={agent} onChanged={reload} />
       </div>
     </>
   );
