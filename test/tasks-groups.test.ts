@@ -14,7 +14,7 @@ let otherWrite: string;
 const agents: LiveAgent[] = [];
 let lateId: string;
 
-const call = (method: 'GET' | 'POST', url: string, payload?: object, headers = admin) => s.app.inject({ method, url: `/api/v1${url}`, headers, ...(payload ? { payload } : {}) });
+const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object, headers = admin) => s.app.inject({ method, url: `/api/v1${url}`, headers, ...(payload ? { payload } : {}) });
 const task = async (id: number) => (await call('GET', `/tasks/${id}`)).json() as { status: string; agent_id: string | null; target: unknown; result: { bulk_action_id?: number; agents?: Array<{ agent_name: string; status: string; exit_code: number | null }> } | null };
 
 beforeAll(async () => {
@@ -63,6 +63,16 @@ describe('group tasks', () => {
     expect((await task(failing.id)).result!.agents!.every((a) => a.status === 'failed' && a.exit_code === 4)).toBe(true);
     const [run] = (await call('GET', `/tasks/${failing.id}/runs`)).json() as Array<{ error: string }>;
     expect(run!.error).toBe('3 of 3 agents failed');
+  });
+
+  it('a tag group runs on the agents carrying the tag when it runs, as does a bulk action with a tag target', async () => {
+    const tagged = await call('PATCH', `/agents/${agents[0]!.id}`, { tags: ['Kasse'] });
+    expect(tagged.statusCode, tagged.body).toBe(200);
+    const made = (await call('POST', '/tasks', { target: { tag: 'kasse' }, kind: 'exec', params: { command: 'echo till' } })).json() as { id: number };
+    await vi.waitFor(async () => expect((await task(made.id)).status).toBe('completed'), { timeout: 15_000 });
+    expect((await task(made.id)).result!.agents!.map((a) => a.agent_name)).toEqual(['group-1']);
+    const bulk = await call('POST', '/bulk-actions', { action: 'update_check', target: { tag: 'KASSE' } });
+    expect((bulk.json() as { results: Array<{ agent_name: string }> }).results.map((r) => r.agent_name)).toEqual(['group-1']);
   });
 
   it('keeps groups within the caller\'s scope and the kinds a group can run', async () => {

@@ -24,14 +24,15 @@ const targetSchema = z
     platform: platformSchema.optional(),
     status: statusSchema.optional(),
     q: z.string().min(1).max(255).optional().describe('Substring of name or hostname, as GET /agents'),
+    tag: z.string().trim().min(1).max(40).optional().describe('Agents carrying this tag (exact, ignoring case), as GET /agents'),
   })
   .strict()
   .refine(
     (t) => {
-      const filtered = t.all === true || t.customer_id !== undefined || t.platform !== undefined || t.status !== undefined || t.q !== undefined;
+      const filtered = t.all === true || t.customer_id !== undefined || t.platform !== undefined || t.status !== undefined || t.q !== undefined || t.tag !== undefined;
       return t.agent_ids === undefined ? filtered : !filtered;
     },
-    { message: 'name agent_ids, or a filter (customer_id, platform, status, q; all: true for every agent), not both' },
+    { message: 'name agent_ids, or a filter (customer_id, platform, status, q, tag; all: true for every agent), not both' },
   );
 
 

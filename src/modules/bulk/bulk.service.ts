@@ -1,5 +1,5 @@
 // Bulk actions (issue 33, Build 2): one action on the agents a caller picks (ids) or a filter matches
-// (customer, platform, status, name), resolved when the action is made and limited to the caller's
+// (customer, platform, status, name, tag), resolved when the action is made and limited to the caller's
 // scope. Connected agents run at once; the others wait (`waiting`) until they reconnect or the action's
 // wait ends (default 24 h, then `not_connected`). The runner (bulk-runner.ts) does the work.
 import type { Kysely } from 'kysely';
@@ -27,6 +27,7 @@ export interface BulkTarget {
   platform?: Platform | undefined;
   status?: AgentStatus | undefined;
   q?: string | undefined;
+  tag?: string | undefined;
 }
 
 export interface NewBulkAction {
@@ -111,7 +112,7 @@ export class BulkService {
       if (missing.length > 0) throw new AppError('NOT_FOUND', `Agent(s) not found: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`);
       return found;
     }
-    const filter = { customerId: target.customer_id, platform: target.platform, status: target.status, q: target.q };
+    const filter = { customerId: target.customer_id, platform: target.platform, status: target.status, q: target.q, tag: target.tag };
     const page = await this.agents.list(caller, filter, { sort: 'name', descending: false }, { limit: MAX_BULK_AGENTS + 1, after: null });
     if (page.items.length > MAX_BULK_AGENTS) throw new AppError('VALIDATION_ERROR', `The target matches more than ${MAX_BULK_AGENTS} agents; narrow it`);
     return page.items.map((a) => ({ id: a.id, name: a.name }));

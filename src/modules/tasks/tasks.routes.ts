@@ -20,15 +20,16 @@ const targetSchema = z
   .object({
     customer_id: idRefSchema.optional(),
     platform: platformSchema.optional(),
+    tag: z.string().trim().min(1).max(40).optional().describe('Agents carrying this tag (exact, ignoring case)'),
   })
   .strict()
-  .refine((t) => Object.keys(t).length > 0, 'name a customer_id or a platform (or both)');
+  .refine((t) => Object.keys(t).length > 0, 'name a customer_id, a platform or a tag (or several)');
 
 const taskSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   agent_id: z.string().nullable().describe('The agent of a single-agent task; null for a group task'),
-  target: json.nullable().describe('A group task\'s agents {customer_id?, platform?}, resolved at every run; null for a single-agent task'),
+  target: json.nullable().describe('A group task\'s agents {customer_id?, platform?, tag?}, resolved at every run; null for a single-agent task'),
   customer_number: z.string().nullable().describe("The agent's customer number when the task was created"),
   kind: z.enum(TASK_KINDS),
   params: json,

@@ -1,5 +1,5 @@
 // Tasks (contract §10): created for one agent the caller can see, with the agent's customer number
-// copied in, or (issue 33) for a group: a customer and/or a platform, resolved at every run; planned once (`run_at`, default now) or recurring (`cron`); run now; cancelled unless
+// copied in, or (issue 33) for a group: a customer, a platform and/or a tag, resolved at every run; planned once (`run_at`, default now) or recurring (`cron`); run now; cancelled unless
 // running. The scheduler is woken whenever a task becomes due earlier than it planned to look.
 import type { Kysely } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
@@ -18,7 +18,7 @@ export type TaskRun = repo.RunRow;
 
 export interface NewTaskInput {
   agent_id?: string | undefined;
-  target?: { customer_id?: number | undefined; platform?: Platform | undefined } | undefined;
+  target?: { customer_id?: number | undefined; platform?: Platform | undefined; tag?: string | undefined } | undefined;
   kind: TaskKind;
   name?: string | undefined;
   params?: Record<string, unknown> | undefined;
@@ -97,7 +97,7 @@ export class TaskService {
     const customer = customerId === undefined ? undefined : await findCustomer(this.db, customerId);
     if (customerId !== undefined && !customer) throw new AppError('NOT_FOUND', 'Customer not found');
     const resolved = { ...target, ...(customerId !== undefined ? { customer_id: customerId } : {}) };
-    const label = [customer?.name, target.platform].filter(Boolean).join(' ');
+    const label = [customer?.name, target.platform, target.tag && `#${target.tag}`].filter(Boolean).join(' ');
     return { agentId: null, target: resolved, scopeCustomerId: customerId ?? null, customerNumber: customer?.number ?? null, label: `group ${label}` };
   }
 
