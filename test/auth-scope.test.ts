@@ -34,7 +34,18 @@ const asA = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: o
   t.app.inject({ method, url: `/api/v1${url}`, headers: apiKey(scopedA.key), ...(payload ? { payload } : {}) });
 
 /** How a key appears in lists: everything but the key itself. */
-const masked = (k: Key) => ({ id: k.id, name: `${k.permissions} key`, key_hint: k.key_hint, permissions: k.permissions, customer_id: k.customer_id, created_at: expect.any(String) });
+const masked = (k: Key) => ({
+  id: k.id,
+  name: `${k.permissions} key`,
+  key_hint: k.key_hint,
+  permissions: k.permissions,
+  customer_id: k.customer_id,
+  created_at: expect.any(String),
+  expires_at: null,
+  max_uses: null,
+  uses: 0,
+  expired: false,
+});
 const keyIds = async () => (await t.db.db.selectFrom('api_keys').select('id').orderBy('id').execute()).map((r) => r.id);
 
 describe('an admin key scoped to customer A', () => {
