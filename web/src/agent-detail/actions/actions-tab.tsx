@@ -1,6 +1,7 @@
-// Things a technician does to a device: run a command, update it, reboot it. Every call waits for the
+// Things a technician does to a device: run a command or a library script, update it, reboot it. Every call waits for the
 // agent's answer; destructive ones ask first and show that they are still waiting.
 import { useState } from 'react';
+import { RunScriptPanel } from '../../scripts/run-script-panel';
 import { ConfirmButton } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
 import { useAgentCommand } from './agent-command';
@@ -17,6 +18,7 @@ export function ActionsTab({ agent, reload }: TabProps) {
       )}
       <div className="panels">
         <ExecPanel agentId={agent.id} />
+        <RunScriptPanel agentId={agent.id} platform={agent.platform} />
         <UpdatePanel agentId={agent.id} onDone={reload} />
         <RebootPanel agentId={agent.id} onDone={reload} />
       </div>
