@@ -3,6 +3,7 @@
 import { useMemo } from 'react';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
+import type { Script } from '../scripts/script-types';
 import { Link } from '../router';
 import { Empty, ErrorBanner, Loading, LoadMore, RelativeTime } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
@@ -16,9 +17,11 @@ const PAGE = 50;
 
 export function BulkActionList() {
   const actions = usePagedList<BulkAction>('/bulk-actions', {}, { pageSize: PAGE, refreshMs: REFRESH_MS });
-  // Customer names for targets that name a customer by id.
+  // Names for what actions store by id: the customer of a target, the script of a script run.
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
+  const scripts = useResource((signal) => api<Script[]>('/scripts', { signal }), []);
   const customerNames = useMemo(() => new Map((customers.data ?? []).map((c) => [c.id, c.name])), [customers.data]);
+  const scriptNames = useMemo(() => new Map((scripts.data ?? []).map((s) => [s.id, s.name])), [scripts.data]);
   const list = actions.items ?? [];
   return (
     <div>
@@ -49,7 +52,7 @@ export function BulkActionList() {
                     </Link>
                   </td>
                   <td className="bulk-what">
-                    <Link to={`/bulk/${a.id}`}>{describeAction(a)}</Link>
+                    <Link to={`/bulk/${a.id}`}>{describeAction(a, scriptNames)}</Link>
                   </td>
                   <td>
                     <TargetText target={a.target} customers={customerNames} />

@@ -1,6 +1,7 @@
 // The value fields of a script's parameters, prefilled with their defaults by the caller: the run panel
 // on an agent and the bulk action form both use them.
 import type { Script } from './script-types';
+import './scripts.css';
 
 export function ParameterValues({ script, values, onChange }: { script: Script; values: Record<string, string>; onChange: (values: Record<string, string>) => void }) {
   if (script.parameters.length === 0) return <p className="muted">This script has no parameters.</p>;
