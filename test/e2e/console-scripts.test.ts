@@ -72,6 +72,15 @@ describe('scripts, history and bulk actions in the console', { timeout: PROCESS_
     expect(await form.getByLabel('Name', { exact: true }).inputValue()).toBe('greet');
     await form.getByRole('button', { name: 'Cancel' }).click();
 
+    // Edited in place: the row shows the new description.
+    await row.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit the script' });
+    expect(await edit.getByLabel('Parameter name').inputValue()).toBe('GREETING');
+    await edit.getByLabel('Description', { exact: true }).fill('Greets in the language given');
+    await edit.getByRole('button', { name: 'Save script' }).click();
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain('Greets in the language given');
+    expect(await edit.count()).toBe(0);
+
     const agent = agents[0]!;
     await page.goto(`${server.url}/agents/${agent.id}/actions`);
     const panel = page.getByRole('form', { name: 'Run a script' });
@@ -191,6 +200,21 @@ describe('scripts, history and bulk actions in the console', { timeout: PROCESS_
       }
     }
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('deletes a script after asking; its runs stay in the history under its name', async () => {
+    await page.goto(`${server.url}/scripts`);
+    const row = page.getByTestId('script-row').filter({ hasText: 'Greet' });
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(0);
+    await page.getByText('No scripts yet.').waitFor();
+    await page.getByRole('navigation', { name: 'Script sections' }).getByRole('link', { name: 'History' }).click();
+    await page.getByLabel('Source').selectOption('script');
+    await page.waitForURL(/\/scripts\/history\?source=script$/);
+    await expect.poll(() => page.getByTestId('history-row').allTextContents(), { timeout: 15_000 }).toEqual([expect.stringContaining('Greet')]);
   });
 
   it('met no page errors, CSP violations or dialogs', () => {
