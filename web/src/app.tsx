@@ -28,6 +28,10 @@ const AgentPage = lazy(() => import('./agent-detail/agent-page').then((m) => ({ 
 const AlertsPage = lazy(() => import('./alerts/alerts-page').then((m) => ({ default: m.AlertsPage })));
 // xterm.js is as big again as the rest of the console: loaded when the terminal is first opened.
 const TerminalPage = lazy(() => import('./terminal/terminal-page').then((m) => ({ default: m.TerminalPage })));
+// Scripts, the command history and bulk actions (issue 33) are a technician's occasional tools.
+const ScriptsPage = lazy(() => import('./scripts/scripts-page').then((m) => ({ default: m.ScriptsPage })));
+const HistoryEntryPage = lazy(() => import('./history/history-entry-page').then((m) => ({ default: m.HistoryEntryPage })));
+const BulkPage = lazy(() => import('./bulk/bulk-page').then((m) => ({ default: m.BulkPage })));
 
 interface Route {
   pattern: string;
@@ -49,6 +53,30 @@ const ROUTES: Route[] = [
   { pattern: '/customers/:id', render: (p) => <CustomerPage id={p.id ?? ''} /> },
   { pattern: '/tasks', render: () => <TasksPage /> },
   { pattern: '/tasks/:id', render: (p) => <TaskPage id={p.id ?? ''} /> },
+  {
+    pattern: '/scripts/history/:id',
+    render: (p) => (
+      <Suspense fallback={<Loading />}>
+        <HistoryEntryPage id={p.id ?? ''} />
+      </Suspense>
+    ),
+  },
+  {
+    pattern: '/scripts/:tab?',
+    render: (p) => (
+      <Suspense fallback={<Loading />}>
+        <ScriptsPage tab={p.tab ?? 'library'} />
+      </Suspense>
+    ),
+  },
+  {
+    pattern: '/bulk/:id',
+    render: (p) => (
+      <Suspense fallback={<Loading />}>
+        <BulkPage id={p.id ?? ''} />
+      </Suspense>
+    ),
+  },
   { pattern: '/firmware', render: () => <FirmwarePage /> },
   { pattern: '/audit', render: () => <AuditPage /> },
   { pattern: '/settings', render: () => <SettingsPage /> },
@@ -99,6 +127,7 @@ const NAV: readonly { to: string; label: string }[] = [
   { to: '/alerts', label: 'Alerts' },
   { to: '/customers', label: 'Customers' },
   { to: '/tasks', label: 'Tasks' },
+  { to: '/scripts', label: 'Scripts' },
   { to: '/firmware', label: 'Firmware' },
   { to: '/users', label: 'Users' },
   { to: '/keys', label: 'API keys' },

@@ -9,6 +9,7 @@ import { Link } from '../router';
 import { usePageTitle } from '../ui/page-title';
 import { useResource } from '../use-resource';
 import { ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
+import { AgentHistoryTab } from '../history/agent-history-tab';
 import { ActionsTab } from './actions/actions-tab';
 import { BackupsTab } from './backups/backups-tab';
 import { EventsTab } from './events/events-tab';
@@ -34,6 +35,7 @@ const TABS: readonly Tab[] = [
   { id: 'tunnels', label: 'Tunnels', component: TunnelsTab },
   { id: 'vpn', label: 'VPN peers', component: VpnTab, platforms: ['freebsd'] },
   { id: 'actions', label: 'Actions', component: ActionsTab },
+  { id: 'history', label: 'History', component: AgentHistoryTab },
 ];
 
 const REFRESH_MS = 30_000;

@@ -1,9 +1,10 @@
-// One customer: its number and name (editable), its agents with the key each last used, its API keys, its
-// installer key and the rules for automatic Windows software updates. Deleting it deletes its keys and
-// unassigns its agents.
+// One customer: its number and name (editable), its agents with the key each last used, one action on
+// all of them (a bulk action), its API keys, its installer key and the rules for automatic Windows
+// software updates. Deleting it deletes its keys and unassigns its agents.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
+import { BulkActionForm } from '../bulk/bulk-action-form';
 import { ApiKeysPanel } from '../keys/api-keys-panel';
 import { Link, navigate } from '../router';
 import { useActionError } from '../ui/use-action-error';
@@ -56,6 +57,8 @@ function CustomerSections({ customer: c, onSaved }: { customer: Customer; onSave
       <CustomerHeader customer={c} onSaved={onSaved} />
       <h2>Agents</h2>
       <CustomerAgents customerId={c.id} />
+      <h2>Run on all agents of this customer</h2>
+      <BulkActionForm target={{ customer_id: c.id }} targetLabel={`all agents of ${c.name}`} />
       <InstallPanel customerId={c.id} title="Install agents for this customer" onMade={() => setKeysVersion((v) => v + 1)} />
       <h2>API keys</h2>
       <ApiKeysPanel key={keysVersion} customers={[c]} customerId={c.id} />

@@ -1,7 +1,8 @@
-// Things a technician does to a device: run a command, update it, reboot it (every call waits for the
-// agent's answer; destructive ones ask first and show that they are still waiting), and, without the
-// agent, move it to another customer or delete it.
+// Things a technician does to a device: run a command or a library script, update it, reboot it (every
+// call waits for the agent's answer; destructive ones ask first and show that they are still waiting),
+// and, without the agent, move it to another customer or delete it.
 import { useState } from 'react';
+import { RunScriptPanel } from '../../scripts/run-script-panel';
 import { ConfirmButton } from '../../ui/widgets';
 import { ManagePanel } from '../manage/manage-panel';
 import type { TabProps } from '../tab-props';
@@ -19,6 +20,7 @@ export function ActionsTab({ agent, reload }: TabProps) {
       )}
       <div className="panels">
         <ExecPanel agentId={agent.id} />
+        <RunScriptPanel agentId={agent.id} platform={agent.platform} />
         <UpdatePanel agentId={agent.id} onDone={reload} />
         <RebootPanel agentId={agent.id} onDone={reload} />
         <ManagePanel agent={agent} onChanged={reload} />
