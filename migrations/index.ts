@@ -16,6 +16,7 @@ import alerting from './0013_alerting.js';
 import cluster from './0014_cluster.js';
 import sharedBlobs from './0015_shared_blobs.js';
 import keyLimits from './0016_key_limits.js';
+import consoleDefects from './0020_console_defects.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -36,4 +37,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0014_cluster', cluster],
   ['0015_shared_blobs', sharedBlobs],
   ['0016_key_limits', keyLimits],
+  ['0020_console_defects', consoleDefects],
 ];
