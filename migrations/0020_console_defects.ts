@@ -13,11 +13,19 @@ const migration: MigrationFactory = () => ({
       .alterTable('agent_attention_facts')
       .addColumn('disks', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
       .execute();
+    // Same shape as attention-facts.ts writes: {mount, used_percent} with a whole percent, from
+    // `used_percent`, else from used and total bytes.
     await sql`
       update agent_attention_facts as f
       set disks = coalesce((
-        select jsonb_agg(jsonb_build_object('mount', d -> 'mount', 'used_percent', d -> 'used_percent',
-          'used_bytes', d -> 'used_bytes', 'total_bytes', d -> 'total_bytes'))
+        select jsonb_agg(jsonb_build_object(
+          'mount', case when jsonb_typeof(d -> 'mount') in ('string', 'number', 'boolean') then d -> 'mount' end,
+          'used_percent', case
+            when jsonb_typeof(d -> 'used_percent') = 'number' then round((d ->> 'used_percent')::float8)
+            when jsonb_typeof(d -> 'used_bytes') = 'number' and jsonb_typeof(d -> 'total_bytes') = 'number'
+              and (d ->> 'total_bytes')::float8 > 0
+              then round((d ->> 'used_bytes')::float8 / (d ->> 'total_bytes')::float8 * 100)
+          end))
         from jsonb_array_elements(case when jsonb_typeof(s.doc -> 'disks') = 'array' then s.doc -> 'disks' else '[]'::jsonb end) as d
         where jsonb_typeof(d) = 'object'), '[]'::jsonb)
       from agents as a
