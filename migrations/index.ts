@@ -19,6 +19,7 @@ import keyLimits from './0016_key_limits.js';
 import agentTagsNotes from './0017_agent_tags_notes.js';
 import scriptsHistory from './0018_scripts_history.js';
 import bulkActions from './0019_bulk_actions.js';
+import consoleDefects from './0020_console_defects.js';
 import taskTargets from './0021_task_targets.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
@@ -43,5 +44,6 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0017_agent_tags_notes', agentTagsNotes],
   ['0018_scripts_history', scriptsHistory],
   ['0019_bulk_actions', bulkActions],
+  ['0020_console_defects', consoleDefects],
   ['0021_task_targets', taskTargets],
 ];

@@ -40,3 +40,36 @@ describe('migration 0009_attention_facts', () => {
     expect(rows[1]).toEqual({ agent_id: 'odd', updates_available: null, update_packages: null, certificates: [{ name: 'c', valid_to: 5, in_use: null }] });
   });
 });
+
+// Migration 0020 adds each disk's fill level to the facts, from the stored system data, in the shape
+// the heartbeat writer uses (whole percent; from bytes when the percent is missing).
+describe('migration 0020_console_defects', () => {
+  let handle: DbHandle;
+
+  beforeAll(async () => {
+    handle = wrapPglite(await PGlite.create(), 'migration 0020 test');
+    const at = migrations.findIndex(([name]) => name === '0020_console_defects');
+    await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, at) });
+    const agent = (id: string, system: string | null) => ({ id, name: id, hostname: id, platform: 'linux' as const, system, created_at: new Date() });
+    await handle.db
+      .insertInto('agents')
+      .values([
+        agent('fixture', fixtureText('heartbeat-linux.json')),
+        agent('odd', JSON.stringify({ disks: ['x', { mount: { a: 1 }, used_percent: '99' }, { mount: '/b', used_bytes: 91, total_bytes: 100 }, { mount: '/z', used_bytes: 1, total_bytes: 0 }] })),
+        agent('none', JSON.stringify({ disks: 'many' })),
+      ])
+      .execute();
+    await handle.db.insertInto('agent_attention_facts').values(['fixture', 'odd', 'none'].map((agent_id) => ({ agent_id, updates_available: null, update_packages: null, certificates: '[]' }))).execute();
+    expect((await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, at + 1) })).applied).toEqual(['0020_console_defects']);
+  });
+  afterAll(() => handle?.close());
+
+  it('fills each disk as {mount, used_percent}, type-guarded', async () => {
+    const rows = await handle.db.selectFrom('agent_attention_facts').select(['agent_id', 'disks']).orderBy('agent_id').execute();
+    expect(rows).toEqual([
+      { agent_id: 'fixture', disks: [{ mount: '/', used_percent: 4 }] },
+      { agent_id: 'none', disks: [] },
+      { agent_id: 'odd', disks: [{ mount: null, used_percent: null }, { mount: '/b', used_percent: 91 }, { mount: '/z', used_percent: null }] },
+    ]);
+  });
+});

@@ -67,6 +67,16 @@ describe('agents needing attention', () => {
       platform: 'freebsd',
       updates: { available: 'yes', packages: 'many' },
       certificates: ['x', 7, null, { name: { a: 1 }, valid_to: 'next tuesday', in_use: true }, { valid_to: 20270101 }],
+      disks: ['x', 7, null, { mount: '/s', used_percent: '99' }, { mount: '/z', used_bytes: 5, total_bytes: 0 }, { mount: '/n', used_percent: Number.NaN }],
+    });
+    // One disk over 90 % by its own figure, one by its bytes, one half full.
+    await enrol(agentKey, 'fw-disk', {
+      platform: 'freebsd',
+      disks: [
+        { mount: '/', used_percent: 93.6 },
+        { mount: '/var', used_bytes: 95, total_bytes: 100 },
+        { mount: '/data', used_percent: 50 },
+      ],
     });
     await enrol(agentKey, 'fw-array-system', { platform: 'freebsd', updates: [true], certificates: { name: 'not a list' } });
   });
@@ -76,12 +86,17 @@ describe('agents needing attention', () => {
     const items = await list();
     expect(byName(items)).toEqual({
       'fw-customer': ['certificate_expired'],
+      'fw-disk': ['disk_full', 'disk_full'],
       'fw-fixture': ['updates_available', 'certificate_expiring'],
     });
+    expect(items.find((i) => i.agent.name === 'fw-disk')!.reasons).toEqual([
+      { kind: 'disk_full', message: 'Disk / 94% full', mount: '/', used_percent: 94 },
+      { kind: 'disk_full', message: 'Disk /var 95% full', mount: '/var', used_percent: 95 },
+    ]);
     const fixture = items.find((i) => i.agent.name === 'fw-fixture')!;
     expect(fixture.agent).toMatchObject({ id: ids['fw-fixture'], status: 'online' });
     expect(fixture.reasons).toEqual([
-      { kind: 'updates_available', message: '2 updates available' },
+      { kind: 'updates_available', message: '2 updates available', packages: 2 },
       { kind: 'certificate_expiring', message: 'Certificate cert-0 expires in 25 days', valid_to: '2027-01-15T00:00:00.000Z' },
     ]);
   });
@@ -90,6 +105,14 @@ describe('agents needing attention', () => {
     const items = await list(auth, '?certificate_days=200');
     expect(byName(items)['fw-customer']).toEqual(['certificate_expired', 'certificate_expiring']);
     expectError(await t.app.inject({ method: 'GET', url: '/api/v1/agents/attention?certificate_days=0', headers: auth }), 400, 'VALIDATION_ERROR');
+  });
+
+  it('moves the disk threshold on request and refuses a bad one', async () => {
+    expect(byName(await list(auth, '?disk_percent=50'))['fw-disk']).toEqual(['disk_full', 'disk_full', 'disk_full']);
+    expect(byName(await list(auth, '?disk_percent=95'))['fw-disk']).toEqual(['disk_full']);
+    for (const bad of ['0', '101', '9.5', 'full']) {
+      expectError(await t.app.inject({ method: 'GET', url: `/api/v1/agents/attention?disk_percent=${bad}`, headers: auth }), 400, 'VALIDATION_ERROR');
+    }
   });
 
   it('adds stale and offline agents as their heartbeats age', async () => {

@@ -17,6 +17,7 @@ interface AuditEntry {
   path: string;
   status_code: number;
   ip: string;
+  target: string | null;
 }
 
 // A fake clock gives every entry a known time, so `time`, ordering and from/to can be checked exactly.
@@ -50,12 +51,15 @@ const entry = (fields: Partial<AuditEntry>) => ({
   id: expect.any(Number),
   time: clock.now().toISOString(),
   ip: expect.stringMatching(/.+/),
+  // The object's name is checked in audit-targets.test.ts; here only that it is there.
+  target: expect.anything(),
   ...fields,
 });
 
 /** The entry of POST /customers by an API key. */
 const keyCreatedCustomer = (keyHint: string, status_code: number) =>
-  entry({ actor_type: 'api_key', actor: keyHint, action: 'customer.create', method: 'POST', path: '/api/v1/customers', status_code });
+  // A refused creation made no customer, so names none.
+  entry({ actor_type: 'api_key', actor: keyHint, action: 'customer.create', method: 'POST', path: '/api/v1/customers', status_code, ...(status_code >= 400 ? { target: null } : {}) });
 
 let customerNumber = 1000;
 const newCustomer = () => ({ number: String(++customerNumber), name: `Audit customer ${customerNumber}` });

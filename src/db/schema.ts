@@ -69,6 +69,8 @@ export interface AuditLogTable {
   path: string;
   status_code: number;
   ip: string;
+  /** The object changed, named for people ("agent demo-3 (Bäckerei …)"); null when none applies. */
+  target: string | null;
 }
 
 export interface LoginFailuresTable {
@@ -355,6 +357,8 @@ export interface AgentAttentionFactsTable {
   update_packages: number | null;
   /** [{name, valid_to, in_use}], values as the agent sent them. */
   certificates: ColumnType<unknown[], string, string>;
+  /** [{mount, used_percent, used_bytes, total_bytes}], values as the agent sent them. */
+  disks: ColumnType<unknown[], string | undefined, string>;
 }
 
 export interface Database {

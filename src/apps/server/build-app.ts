@@ -147,7 +147,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     keyThrottle: new ApiKeyThrottle(clock),
     audit: core.audit,
   });
-  await app.register(auditRecorderPlugin, { audit: core.audit });
+  await app.register(auditRecorderPlugin, { audit: core.audit, prefix: API_PREFIX });
 
   // The hub records connection events through the agent service, which in turn asks the hub (or, in
   // cluster mode, the cluster) who is connected; the cluster hears of every socket the hub takes or drops.

@@ -1,7 +1,8 @@
 // The heartbeat batch extension that keeps agent_attention_facts current: the attention list's facts
 // are read from the heartbeat the server has already parsed, and upserted in the batch's one statement,
 // only for the heartbeats its agents update accepted. An unchanged row is not rewritten (the usual
-// heartbeat changes nothing here), so the extension costs an index probe per heartbeat.
+// heartbeat changes nothing here), so the extension costs an index probe per heartbeat. Disks keep their
+// fill level rounded to a whole percent, so a disk filling slowly does not rewrite the row every minute.
 import { sql, type RawBuilder } from 'kysely';
 import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
 
@@ -9,6 +10,13 @@ export interface AttentionFacts {
   updates_available: boolean | null;
   update_packages: number | null;
   certificates: Array<{ name: unknown; valid_to: unknown; in_use: unknown }>;
+  disks: DiskFact[];
+}
+
+/** A disk's mount point and how full it is (whole percent), when the agent said. */
+export interface DiskFact {
+  mount: string | number | boolean | null;
+  used_percent: number | null;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -33,7 +41,16 @@ export function attentionFactsOf(system: Record<string, unknown>): AttentionFact
     updates_available: typeof updates.available === 'boolean' ? updates.available : null,
     update_packages: Array.isArray(updates.packages) ? updates.packages.length : null,
     certificates: certificates.map((c) => ({ name: storable(c.name), valid_to: storable(c.valid_to), in_use: storable(c.in_use) })),
+    disks: (Array.isArray(system.disks) ? system.disks.filter(isObject) : []).map((d) => ({ mount: storable(d.mount), used_percent: usedPercent(d) })),
   };
+}
+
+/** `used_percent` as sent, else from used and total bytes; whole percent, or null when unknown. */
+function usedPercent(disk: Record<string, unknown>): number | null {
+  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  if (finite(disk.used_percent)) return Math.round(disk.used_percent);
+  if (finite(disk.used_bytes) && finite(disk.total_bytes) && disk.total_bytes > 0) return Math.round((disk.used_bytes / disk.total_bytes) * 100);
+  return null;
 }
 
 export class AttentionFactsWriter implements HeartbeatBatchExtension {
@@ -41,18 +58,19 @@ export class AttentionFactsWriter implements HeartbeatBatchExtension {
     if (heartbeats.length === 0) return null;
     const rows = heartbeats.map((h) => {
       const facts = attentionFactsOf(h.parsed);
-      return sql`(${h.agentId}::text, ${h.scope}::int, ${facts.updates_available}::boolean, ${facts.update_packages}::int, ${JSON.stringify(facts.certificates)}::jsonb)`;
+      return sql`(${h.agentId}::text, ${h.scope}::int, ${facts.updates_available}::boolean, ${facts.update_packages}::int, ${JSON.stringify(facts.certificates)}::jsonb, ${JSON.stringify(facts.disks)}::jsonb)`;
     });
     return sql`
-      insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates)
-      select v.agent_id, v.updates_available, v.update_packages, v.certificates
-      from (values ${sql.join(rows)}) as v(agent_id, scope, updates_available, update_packages, certificates)
+      insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates, disks)
+      select v.agent_id, v.updates_available, v.update_packages, v.certificates, v.disks
+      from (values ${sql.join(rows)}) as v(agent_id, scope, updates_available, update_packages, certificates, disks)
       join updated as u on u.id = v.agent_id and u.scope is not distinct from v.scope
       on conflict (agent_id) do update set
         updates_available = excluded.updates_available,
         update_packages = excluded.update_packages,
-        certificates = excluded.certificates
-      where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates)
-        is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates)`;
+        certificates = excluded.certificates,
+        disks = excluded.disks
+      where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates, agent_attention_facts.disks)
+        is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates, excluded.disks)`;
   }
 }

@@ -16,6 +16,7 @@ export interface AttentionRow {
   updates_available: boolean | null;
   update_packages: number | null;
   certificates: Array<{ name: unknown; valid_to: unknown; in_use: unknown }> | null;
+  disks: Array<{ mount: unknown; used_percent: unknown }> | null;
 }
 
 /** As the agents list by name: the name in natural order (demo-2 before demo-10; migration 0017), then the id. */
@@ -26,7 +27,7 @@ export async function listAttentionFacts(db: Kysely<Database>, scope: CustomerSc
   const inScope = scope === null ? sql`true` : sql`a.customer_id = ${scope}`;
   const result = await sql<AttentionRow & { page_key: PageKey }>`
     select a.id, a.name, a.hostname, a.platform, a.customer_id, a.last_heartbeat,
-      f.updates_available, f.update_packages, f.certificates, ${pageKeySelection(BY_NAME)}
+      f.updates_available, f.update_packages, f.certificates, f.disks, ${pageKeySelection(BY_NAME)}
     from agents as a
     left join agent_attention_facts as f on f.agent_id = a.id
     where ${inScope} and ${afterCondition(BY_NAME, request)}

@@ -5,7 +5,7 @@ import { callerOf } from '../../http/auth.js';
 import { timestampSchema, toTimestamp } from '../../http/common-schemas.js';
 import { allByDefault, listDescription, listResponse, pageQuery, sendList } from '../../http/pagination.js';
 import { agentSchema } from '../agents/agents.schemas.js';
-import type { AttentionItem, AttentionService } from './attention.service.js';
+import { ATTENTION_KINDS, type AttentionItem, type AttentionService } from './attention.service.js';
 
 const ATTENTION_LIST = allByDefault('by agent name in natural order (ignoring case, digit runs by number: demo-2 before demo-10), then agent id');
 
@@ -18,12 +18,22 @@ const query = z.object({
     .max(365)
     .default(30)
     .describe('Certificates expiring within this many days count (default 30, 1 to 365)'),
+  disk_percent: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(90)
+    .describe('Disks filled to at least this percent count as nearly full (default 90, 1 to 100)'),
 });
 
 const reasonSchema = z.object({
-  kind: z.enum(['offline', 'stale', 'updates_available', 'certificate_expiring', 'certificate_expired']),
+  kind: z.enum(ATTENTION_KINDS).describe('Most severe first in this list: offline, stale, certificate_expired, certificate_expiring, disk_full, updates_available'),
   message: z.string(),
   valid_to: timestampSchema.optional().describe('Certificates only: the expiry the agent reported'),
+  packages: z.number().int().optional().describe('updates_available only: how many packages wait, when the agent listed them'),
+  mount: z.string().optional().describe('disk_full only: the mount point'),
+  used_percent: z.number().optional().describe('disk_full only: how full the disk is, in whole percent'),
 });
 
 const itemSchema = z
@@ -54,10 +64,11 @@ export const attentionRoutes: FastifyPluginAsyncZod<{ attention: AttentionServic
     {
       config: { access: 'read' },
       schema: {
-        summary: 'Agents needing attention: offline, stale, updates available, certificates expiring',
+        summary: 'Agents needing attention: offline, stale, certificates expiring, disks nearly full, updates available',
         description:
           'Reads each agent\'s latest system data: `updates.available` (true) with `updates.packages[]`, and ' +
-          '`certificates[] {name, valid_to, in_use}` (certificates with `in_use: false` are left out). ' +
+          '`certificates[] {name, valid_to, in_use}` (certificates with `in_use: false` are left out), and ' +
+          '`disks[] {mount, used_percent}` (else `used_bytes / total_bytes`). ' +
           'Agents without a reason are not listed.\n\n' +
           listDescription(ATTENTION_LIST),
         tags: ['agents'],
@@ -67,7 +78,7 @@ export const attentionRoutes: FastifyPluginAsyncZod<{ attention: AttentionServic
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      return sendList(request, reply, ATTENTION_LIST, { item: itemSchema, dto: toItemDto, fetch: (page) => attention.list(caller, request.query.certificate_days, page) });
+      return sendList(request, reply, ATTENTION_LIST, { item: itemSchema, dto: toItemDto, fetch: (page) => attention.list(caller, { certificateDays: request.query.certificate_days, diskPercent: request.query.disk_percent }, page) });
     },
   );
 };

@@ -24,6 +24,10 @@ export const auditEntrySchema = z
     path: z.string(),
     status_code: z.number().int(),
     ip: z.string(),
+    target: z
+      .string()
+      .nullable()
+      .describe('The object changed, named for people: "agent demo-3 (Bäckerei Sonnenschein GmbH)", "customer 10001 Bäckerei Sonnenschein GmbH", "user anna"; null when the request names none (e.g. a fleet-wide action) and for entries written before it was recorded'),
   })
   .meta({ id: 'AuditEntry' });
 
@@ -38,5 +42,6 @@ export function toAuditDto(e: AuditEntryRow): z.infer<typeof auditEntrySchema> {
     path: e.path,
     status_code: e.status_code,
     ip: e.ip,
+    target: e.target ?? null,
   };
 }

@@ -6,12 +6,16 @@ import type { Clock } from '../../platform/clock.js';
 import type { PageRequest } from '../../platform/paging.js';
 import { requireUnscoped, type Caller } from '../auth/caller.js';
 import * as repo from './audit.repo.js';
+import { labelOf, nameTargets } from './audit-target-names.js';
+import { bounded, type AuditTarget, type TargetRef } from './audit-targets.js';
 
-export type AuditRecord = repo.AuditRecord;
+/** What a caller records; `target` is the object changed, named now or looked up when written. */
+export type AuditRecord = Omit<repo.AuditRecord, 'target'> & { target?: AuditTarget | null };
+type Queued = Omit<repo.AuditEntry, 'target'> & { target: AuditTarget | null };
 
 export class AuditService {
   /** Entries waiting for the next write, and the write in progress (see recordSoon). */
-  #queue: Array<{ entry: repo.AuditEntry; done: (err?: unknown) => void }> = [];
+  #queue: Array<{ entry: Queued; done: (err?: unknown) => void }> = [];
   #writing: Promise<void> | null = null;
 
   constructor(
@@ -48,7 +52,7 @@ export class AuditService {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, 500);
       try {
-        await repo.insertAuditEntries(this.db, batch.map((b) => b.entry));
+        await repo.insertAuditEntries(this.db, await this.#named(batch.map((b) => b.entry)));
         for (const b of batch) b.done();
       } catch (err) {
         for (const b of batch) b.done(err);
@@ -57,10 +61,23 @@ export class AuditService {
     this.#writing = null;
   }
 
-  #stamped(entry: AuditRecord): repo.AuditEntry {
+  #stamped(entry: AuditRecord): Queued {
     // The path without its query string: credentials may travel there.
     const path = entry.path.split('?')[0] ?? '';
-    return { ...entry, path, time: this.clock.now() };
+    return { ...entry, path, target: entry.target ?? null, time: this.clock.now() };
+  }
+
+  /** The batch's objects named, one lookup per kind; a failed lookup leaves the kind and id. */
+  async #named(entries: Queued[]): Promise<repo.AuditEntry[]> {
+    const refs = entries.flatMap((e) => (e.target && 'kind' in e.target ? [e.target] : []));
+    const names = refs.length === 0 ? new Map<string, string>() : await nameTargets(this.db, refs).catch(() => new Map<string, string>());
+    return entries.map((e) => ({ ...e, target: e.target === null ? null : 'kind' in e.target ? labelOf(names, e.target) : bounded(e.target.label) }));
+  }
+
+  /** Names the object now, for a change that removes it (by the time the entry is written it is gone). */
+  async nameNow(ref: TargetRef): Promise<AuditTarget> {
+    const names = await nameTargets(this.db, [ref]).catch(() => new Map<string, string>());
+    return { label: labelOf(names, ref) };
   }
 
   /** The audit log spans every customer, so customer-scoped keys cannot read it. */

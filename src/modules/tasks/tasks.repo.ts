@@ -90,6 +90,22 @@ export function makeDueNow(db: Db, id: number, now: Date): Promise<TaskRow | und
     .executeTakeFirst();
 }
 
+/** The fields an edit may change (PATCH /tasks/{id}); those left out stay. */
+export type TaskChanges = Partial<Pick<NewTask, 'name' | 'params' | 'run_at' | 'cron' | 'webhook_url' | 'health_check_timeout'> & { next_run_at: Date; status: 'scheduled' }>;
+
+/** Edits a task that is neither running nor cancelled (checked in the same statement as the scheduler's
+ * claim sets `running`, so an edit never lands under a run); undefined otherwise. */
+export function updateTask(db: Db, id: number, changes: TaskChanges): Promise<TaskRow | undefined> {
+  const { params, ...rest } = changes;
+  return db
+    .updateTable('tasks')
+    .set({ ...rest, ...(params ? { params: JSON.stringify(params) } : {}) })
+    .where('id', '=', id)
+    .where('status', 'not in', ['running', 'cancelled'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Cancels a task that is not running; undefined when it is running. */
 export function cancelTask(db: Db, id: number): Promise<TaskRow | undefined> {
   return db

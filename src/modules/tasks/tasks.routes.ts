@@ -1,5 +1,6 @@
 // Tasks (contract §10): POST /tasks, GET /tasks, GET /tasks/{id}, GET /tasks/{id}/runs,
-// POST /tasks/{id}/run, DELETE /tasks/{id}.
+// POST /tasks/{id}/run, DELETE /tasks/{id}; and PATCH /tasks/{id} (issue 33: a recurring task could only
+// be cancelled and created anew to change it).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
@@ -65,6 +66,18 @@ const createBody = z.object({
   webhook_url: z.string().max(2000).optional().describe('POSTed {event:"task.finished", …} after each run, signed with x-rmm-signature'),
   health_check_timeout: z.number().int().min(1).max(86_400).default(600).describe('Seconds an update run waits for the agent to come back'),
 });
+
+const updateBody = z
+  .object({
+    name: createBody.shape.name,
+    params: json.optional().describe("Checked against the task's kind, which cannot change"),
+    run_at: timestampSchema.optional().describe('Run once at this time instead (a recurring task becomes a one-off)'),
+    cron: createBody.shape.cron.describe('Run at every match of this expression (UTC) instead (a one-off task becomes recurring)'),
+    webhook_url: z.string().max(2000).nullable().optional().describe('null removes the webhook'),
+    health_check_timeout: z.number().int().min(1).max(86_400).optional(),
+  })
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');
 
 const taskDto = (t: Task) => ({
   id: Number(t.id),
@@ -164,6 +177,26 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
     '/tasks/:id/run',
     { config: { access: 'write', audit: 'task.run' }, schema: { summary: 'Run the task now (409 while it runs or once cancelled)', tags, params: idParams, response: { 200: taskSchema } } },
     async (request) => taskDto(await tasks.runNow(callerOf(request), request.params.id)),
+  );
+
+  app.patch(
+    '/tasks/:id',
+    {
+      config: { access: 'write', audit: 'task.update' },
+      schema: {
+        summary: "Edit a task's name, params, schedule or webhook (409 while it runs or once cancelled)",
+        description:
+          'Fields left out stay. A new schedule (`run_at` or `cron`, not both) makes the task scheduled again from its next time, so a finished one-off task given a new time runs again. The kind and the agent cannot change.',
+        tags,
+        params: idParams,
+        body: updateBody,
+        response: { 200: taskSchema },
+      },
+    },
+    async (request) => {
+      const { run_at: runAt, ...rest } = request.body;
+      return taskDto(await tasks.update(callerOf(request), request.params.id, { ...rest, ...(runAt ? { run_at: new Date(runAt) } : {}) }));
+    },
   );
 
   app.delete(

@@ -28,6 +28,16 @@ export interface NewTaskInput {
   health_check_timeout: number;
 }
 
+/** An edit: fields left out stay; `webhook_url: null` removes the webhook. */
+export interface TaskEdit {
+  name?: string | undefined;
+  params?: Record<string, unknown> | undefined;
+  run_at?: Date | undefined;
+  cron?: string | undefined;
+  webhook_url?: string | null | undefined;
+  health_check_timeout?: number | undefined;
+}
+
 export interface TaskServiceDeps {
   agents: AgentService;
   clock: Clock;
@@ -48,19 +58,9 @@ export class TaskService {
   async create(caller: Caller, input: NewTaskInput): Promise<Task> {
     if ((input.agent_id === undefined) === (input.target === undefined)) throw invalid('agent_id', 'give agent_id (one agent) or target (a group), one of them');
     const subject = input.agent_id !== undefined ? await this.agentSubject(caller, input.agent_id) : await this.groupSubject(caller, input.kind, input.target!);
-    const parsed = TASK_PARAMS[input.kind].safeParse(input.params ?? undefined);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw invalid(['params', ...(issue?.path ?? [])].join('.'), issue?.message ?? 'is invalid');
-    }
-    if (input.cron !== undefined && input.run_at !== undefined) throw invalid('cron', 'give either run_at (once) or cron (recurring), not both');
+    const params = paramsOf(input.kind, input.params);
     const now = this.deps.clock.now();
-    let nextRunAt = input.run_at ?? now;
-    if (input.cron !== undefined) {
-      const problem = cronProblem(input.cron);
-      if (problem) throw invalid('cron', problem);
-      nextRunAt = nextCronRun(input.cron, now)!;
-    }
+    const nextRunAt = nextRunOf(input, now) ?? now;
     if (input.webhook_url !== undefined) await this.deps.checkWebhookUrl(input.webhook_url);
     const task = await repo.insertTask(this.db, {
       name: input.name?.trim() || `${input.kind} ${subject.label}`,
@@ -69,7 +69,7 @@ export class TaskService {
       scope_customer_id: subject.scopeCustomerId,
       customer_number: subject.customerNumber,
       kind: input.kind,
-      params: parsed.data,
+      params,
       run_at: input.cron !== undefined ? null : nextRunAt,
       cron: input.cron ?? null,
       next_run_at: nextRunAt,
@@ -127,6 +127,29 @@ export class TaskService {
     return due;
   }
 
+  /**
+   * Edits name, params (checked against the task's kind, which stays), schedule or webhook. A new
+   * schedule makes the task scheduled again from now (a finished one-off task given a new time runs
+   * again); 409 while it runs or once cancelled, as for running it now.
+   */
+  async update(caller: Caller, id: number, edit: TaskEdit): Promise<Task> {
+    const task = await this.get(caller, id);
+    const changes: repo.TaskChanges = {};
+    if (edit.name !== undefined) changes.name = edit.name.trim() || task.name;
+    if (edit.params !== undefined) changes.params = paramsOf(task.kind as TaskKind, edit.params);
+    const next = nextRunOf(edit, this.deps.clock.now());
+    if (next) Object.assign(changes, { next_run_at: next, status: 'scheduled', cron: edit.cron ?? null, run_at: edit.cron === undefined ? next : null });
+    if (edit.webhook_url !== undefined) {
+      if (edit.webhook_url !== null) await this.deps.checkWebhookUrl(edit.webhook_url);
+      changes.webhook_url = edit.webhook_url;
+    }
+    if (edit.health_check_timeout !== undefined) changes.health_check_timeout = edit.health_check_timeout;
+    const updated = await repo.updateTask(this.db, id, changes);
+    if (!updated) throw new AppError('CONFLICT', task.status === 'cancelled' ? 'The task is cancelled' : 'The task is running; edit it after this run');
+    if (next) this.deps.wake();
+    return updated;
+  }
+
   /** Cancels future runs; 409 while it runs. */
   async cancel(caller: Caller, id: number): Promise<Task> {
     await this.get(caller, id);
@@ -134,4 +157,23 @@ export class TaskService {
     if (!cancelled) throw new AppError('CONFLICT', 'The task is running; cancel it after this run');
     return cancelled;
   }
+}
+
+/** A kind's params, checked (400 naming the first bad field). */
+function paramsOf(kind: TaskKind, params: Record<string, unknown> | undefined): Record<string, unknown> {
+  const parsed = TASK_PARAMS[kind].safeParse(params ?? undefined);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw invalid(['params', ...(issue?.path ?? [])].join('.'), issue?.message ?? 'is invalid');
+  }
+  return parsed.data;
+}
+
+/** When a schedule (`run_at` once or `cron` recurring, not both) next runs; undefined when none is given. */
+function nextRunOf(schedule: { run_at?: Date | undefined; cron?: string | undefined }, now: Date): Date | undefined {
+  if (schedule.cron !== undefined && schedule.run_at !== undefined) throw invalid('cron', 'give either run_at (once) or cron (recurring), not both');
+  if (schedule.cron === undefined) return schedule.run_at;
+  const problem = cronProblem(schedule.cron);
+  if (problem) throw invalid('cron', problem);
+  return nextCronRun(schedule.cron, now)!;
 }

@@ -60,7 +60,9 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
       const caller = callerOf(request);
       if (caller.kind !== 'user') return socket.close(1008, 'user only');
       sessions.set(caller.userId, (sessions.get(caller.userId) ?? 0) + 1);
-      const entry = (action: string, path: string, status: number) => ({ actor_type: 'user' as const, actor: caller.username, action, method: 'GET', path, status_code: status, ip: request.ip });
+      // The address now: when the session ends the socket is closed and no longer knows it.
+      const ip = request.ip ?? '';
+      const entry = (action: string, path: string, status: number) => ({ actor_type: 'user' as const, actor: caller.username, action, method: 'GET', path, status_code: status, ip });
       const log = (err: unknown) => request.log.error({ err }, 'terminal audit entry failed');
       options.audit.recordSoon(entry('terminal.start', '/api/v1/terminal', 101), log);
       if (options.instanceId) socket.send(JSON.stringify({ type: 'instance', instance_id: options.instanceId }));

@@ -1,24 +1,15 @@
-// The audit log: who did what, newest first, filtered by actor, action and time range (kept in the
-// URL); "Load more" follows the server's next-page link, back to the oldest entry.
+// The audit log: who did what to which object, newest first, filtered by actor, action and time range
+// (kept in the URL); "Load more" follows the server's next-page link, back to the oldest entry.
 import { useEffect, useState } from 'react';
 import { setQuery, useQuery } from '../router';
 import { formatDateTime } from '../ui/format';
 import { Badge, Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
+import { AuditDetails, AuditTarget } from './audit-details';
 import { localToUtc, utcToLocal } from './audit-time';
+import type { AuditEntry } from './audit-types';
 import './audit.css';
 
-interface AuditEntry {
-  id: number;
-  time: string;
-  actor_type: 'user' | 'api_key';
-  actor: string;
-  action: string;
-  method: string;
-  path: string;
-  status_code: number;
-  ip: string;
-}
 interface Filters {
   actor?: string;
   action?: string;
@@ -95,11 +86,15 @@ function AuditList({ filters }: { filters: Filters }) {
                     <Badge tone="muted">{e.actor_type === 'user' ? 'user' : 'API key'}</Badge> <span className="mono">{e.actor}</span>
                   </td>
                   <td className="mono">{e.action}</td>
-                  <td className="mono">
-                    <div className="audit-wrap">{`${e.method} ${e.path}`}</div>
+                  <td>
+                    <div className="audit-wrap">
+                      <AuditTarget entry={e} />
+                    </div>
                   </td>
-                  <td className="mono">
-                    <div className={e.status_code >= 400 ? 'audit-wrap audit-failed' : 'audit-wrap'}>{JSON.stringify({ status: e.status_code, ip: e.ip })}</div>
+                  <td>
+                    <div className="audit-wrap">
+                      <AuditDetails entry={e} />
+                    </div>
                   </td>
                 </tr>
               ))}

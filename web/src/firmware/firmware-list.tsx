@@ -3,7 +3,9 @@
 // Each version can be downloaded (through fetch with the session's token: a plain link would carry no
 // credentials) and deleted, after a confirmation; deleting the latest makes the next one the latest, and
 // agents asked to update are then offered that one. Whether a version is signed is shown as the server
-// says; a server without signatures sends no such field, and then every version is unsigned.
+// says; a server without signatures sends no such field, and then every version is unsigned. The
+// signature sits beside the version rather than in a column of its own, and a phone leaves out the
+// hash, so "Added" and the actions fit on a 390 px screen (they were cut off at the card's edge).
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Platform } from '../api/types';
@@ -49,8 +51,7 @@ export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmw
                       <tr>
                         <th>Version</th>
                         <th className="num">Size</th>
-                        <th>SHA-256</th>
-                        <th>Signature</th>
+                        <th className="wide-only">SHA-256</th>
                         <th>Added</th>
                         <th />
                       </tr>
@@ -59,13 +60,15 @@ export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmw
                       {versions.map((f, index) => (
                         <tr key={f.id} data-testid="firmware-row" data-version={f.version}>
                           <td>
-                            <span className="mono">{f.version}</span> {index === 0 && <Badge tone="good">latest</Badge>}
+                            <span className="firmware-version">
+                              <span className="mono">{f.version}</span> {index === 0 && <Badge tone="good">latest</Badge>}{' '}
+                              {f.signature ? <Badge tone="good">signed</Badge> : <Badge tone="muted">unsigned</Badge>}
+                            </span>
                           </td>
                           <td className="num">{formatBytes(f.size)}</td>
-                          <td className="mono" title={f.sha256}>
+                          <td className="mono wide-only" title={f.sha256}>
                             {shortHash(f.sha256)}…
                           </td>
-                          <td>{f.signature ? <Badge tone="good">signed</Badge> : <Badge tone="muted">unsigned</Badge>}</td>
                           <td>
                             <RelativeTime iso={f.created_at} />
                           </td>

@@ -6,7 +6,14 @@ import { STATUSES, type Agent, type AgentEvent, type AgentStatus, type Platform 
 
 export interface AttentionItem {
   agent: Pick<Agent, 'id' | 'name' | 'hostname' | 'platform' | 'customer_id' | 'status' | 'last_heartbeat'>;
-  reasons: Array<{ kind: 'offline' | 'stale' | 'updates_available' | 'certificate_expiring' | 'certificate_expired'; message: string; valid_to?: string }>;
+  reasons: Array<{
+    kind: 'offline' | 'stale' | 'certificate_expired' | 'certificate_expiring' | 'disk_full' | 'updates_available';
+    message: string;
+    valid_to?: string;
+    packages?: number;
+    mount?: string;
+    used_percent?: number;
+  }>;
 }
 
 export interface LoadedAgents {

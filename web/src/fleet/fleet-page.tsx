@@ -1,10 +1,12 @@
 // The fleet at a glance, the technician's start page: how many agents are in each state and on each
-// platform, which need attention and why, and what happened last. Refreshes on its own.
+// platform, which need attention and why (ranked by severity, attention-list.tsx), and what happened
+// last. Refreshes on its own.
 import { PLATFORM_LABELS, STATUSES, type Agent, type AgentEvent } from '../api/types';
 import { Link } from '../router';
 import { RelativeTime, ErrorBanner, Loading, StatusBadge, Empty, Badge } from '../ui/widgets';
 import { useResource } from '../use-resource';
-import { countByPlatform, countByStatus, loadAgents, loadAttention, loadRecentEvents, type AttentionItem } from './fleet-data';
+import { AttentionList } from './attention-list';
+import { countByPlatform, countByStatus, loadAgents, loadAttention, loadRecentEvents } from './fleet-data';
 
 const REFRESH_MS = 30_000;
 
@@ -33,7 +35,7 @@ export function FleetPage() {
       {agents.data ? <Counts agents={agents.data.agents} /> : !agents.error && <Loading />}
       <h2>Needs attention {attention.data && `(${attention.data.length})`}</h2>
       <ErrorBanner error={attention.error} />
-      {attention.data ? <AttentionTable items={attention.data} /> : !attention.error && <Loading />}
+      {attention.data ? <AttentionList items={attention.data} /> : !attention.error && <Loading />}
       <h2>Recent events</h2>
       <ErrorBanner error={events.error} />
       {events.data ? <RecentEvents events={events.data} names={names} /> : !events.error && <Loading />}
@@ -119,57 +121,6 @@ function PlatformTable({ agents }: { agents: Agent[] }) {
                   {row.counts[s] || <span className="muted">0</span>}
                 </td>
               ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-const REASON_TONE: Record<AttentionItem['reasons'][number]['kind'], 'warn' | 'bad'> = {
-  offline: 'bad',
-  stale: 'warn',
-  updates_available: 'warn',
-  certificate_expiring: 'warn',
-  certificate_expired: 'bad',
-};
-
-function AttentionTable({ items }: { items: AttentionItem[] }) {
-  if (items.length === 0) return <Empty>Nothing needs attention.</Empty>;
-  return (
-    <div className="table-wrap">
-      <table data-testid="attention">
-        <thead>
-          <tr>
-            <th>Agent</th>
-            <th>Status</th>
-            <th>Why</th>
-            <th>Last heartbeat</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map(({ agent, reasons }) => (
-            <tr key={agent.id}>
-              <td>
-                <Link to={`/agents/${agent.id}`}>{agent.name}</Link>
-                <div className="muted">{agent.hostname}</div>
-              </td>
-              <td>
-                <StatusBadge status={agent.status} />
-              </td>
-              <td>
-                <div className="reasons">
-                  {reasons.map((r, i) => (
-                    <Badge key={i} tone={REASON_TONE[r.kind]}>
-                      {r.message}
-                    </Badge>
-                  ))}
-                </div>
-              </td>
-              <td>
-                <RelativeTime iso={agent.last_heartbeat} />
-              </td>
             </tr>
           ))}
         </tbody>

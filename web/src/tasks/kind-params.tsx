@@ -14,6 +14,18 @@ export interface ParamsDraft {
 
 export const EMPTY_PARAMS: ParamsDraft = { reboot: false, version: '', delay: '0', command: '', timeout: '60' };
 
+/** The inputs holding a task's stored params (editing), the rest left at their defaults. */
+export function draftFrom(params: Record<string, unknown>): ParamsDraft {
+  const text = (v: unknown, fallback: string) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : fallback);
+  return {
+    reboot: params.reboot === true,
+    version: text(params.version, EMPTY_PARAMS.version),
+    delay: text(params.delay, EMPTY_PARAMS.delay),
+    command: text(params.command, EMPTY_PARAMS.command),
+    timeout: text(params.timeout, EMPTY_PARAMS.timeout),
+  };
+}
+
 export function paramsFor(kind: TaskKind, d: ParamsDraft): Record<string, unknown> {
   switch (kind) {
     case 'update':

@@ -16,13 +16,13 @@ import './tasks.css';
 const UPDATE_KINDS: ReadonlySet<TaskKind> = new Set(['update', 'security_update', 'dist_upgrade']);
 
 /** A Date as a datetime-local value ("2025-05-01T14:30"), in the browser's time zone. */
-function localInputValue(date: Date): string {
+export function localInputValue(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
 /** A datetime-local value is local time without an offset; Date reads it as such, toISOString gives UTC. */
-function toUtcIso(local: string): string {
+export function toUtcIso(local: string): string {
   const date = new Date(local);
   if (Number.isNaN(date.getTime())) throw new Error('Run at: enter a date and a time.');
   return date.toISOString();

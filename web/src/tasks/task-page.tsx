@@ -1,4 +1,4 @@
-// One task: its facts, "Run now" and "Cancel task", and its runs. Refreshed every 5 s while something is
+// One task: its facts, "Run now", "Edit" (task-edit.tsx) and "Cancel task", and its runs. Refreshed every 5 s while something is
 // under way (a run, a run about to be claimed, a webhook being delivered), else every 30 s, so a
 // recurring task's next run shows up without a reload.
 import { useEffect, useState, type ReactNode } from 'react';
@@ -9,6 +9,7 @@ import { formatDateTime } from '../ui/format';
 import { useActionError } from '../ui/use-action-error';
 import { ConfirmButton, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { TaskEdit } from './task-edit';
 import { TaskRuns } from './task-runs';
 import { TaskStatusBadge } from './task-status';
 import { describeParams, KIND_LABELS, type Task, type TaskRun } from './task-types';
@@ -81,6 +82,7 @@ export function TaskPage({ id }: { id: string }) {
 function TaskActions({ task, onDone }: { task: Task; onDone: () => void }) {
   const { error, guard } = useActionError();
   const [starting, setStarting] = useState(false);
+  const [editing, setEditing] = useState(false);
   const runNow = () =>
     guard(async () => {
       setStarting(true);
@@ -117,6 +119,12 @@ function TaskActions({ task, onDone }: { task: Task; onDone: () => void }) {
         >
           {starting ? 'Starting…' : 'Run now'}
         </button>
+        {/* The server refuses edits while a run is under way or once cancelled (409), as for "Run now". */}
+        {!cancelled && (
+          <button type="button" disabled={running || editing} title={running ? 'The task is running' : undefined} onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
         {cancellable && (
           <ConfirmButton
             label="Cancel task"
@@ -129,6 +137,7 @@ function TaskActions({ task, onDone }: { task: Task; onDone: () => void }) {
         {cancelled && <span className="muted">Cancelled: this task will not run again.</span>}
       </div>
       <ErrorBanner error={error} />
+      {editing && <TaskEdit task={task} onSaved={onDone} onClose={() => setEditing(false)} />}
     </>
   );
 }

@@ -1,7 +1,8 @@
 // A task's runs, newest first: when, how it ended, what the agent answered and what became of the
-// webhook. Results come from the agent and are untrusted: they are rendered as React text only, and
-// their shape is checked before a field is read.
+// webhook. Results come from the agent and are untrusted: ResultView renders them as React text only
+// (exit code, duration and output for a command; packages as a table; other fields as key: value).
 import { formatDateTime } from '../ui/format';
+import { ResultView } from '../ui/result-view';
 import { Badge, Empty, RelativeTime } from '../ui/widgets';
 import { TaskStatusBadge } from './task-status';
 import type { Task, TaskRun, WebhookDelivery } from './task-types';
@@ -34,7 +35,7 @@ export function TaskRuns({ task, runs }: { task: Task; runs: readonly TaskRun[] 
               </td>
               <td className="task-run-result">
                 {/* The newest result open, older ones one click away, so the table stays scannable. */}
-                <RunResult kind={task.kind} run={run} open={index === 0} />
+                <RunResult run={run} open={index === 0} />
               </td>
               <td>
                 <WebhookOutcome expected={task.webhook_url !== null} run={run} />
@@ -49,45 +50,16 @@ export function TaskRuns({ task, runs }: { task: Task; runs: readonly TaskRun[] 
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function RunResult({ kind, run, open }: { kind: Task['kind']; run: TaskRun; open: boolean }) {
+function RunResult({ run, open }: { run: TaskRun; open: boolean }) {
   const { result } = run;
   const error = run.error && <div className="banner banner-error">{run.error}</div>;
   if (!result) return error || <span className="muted">{run.finished_at ? 'none' : 'waiting for the agent…'}</span>;
-  if (kind === 'exec' && typeof result.stdout === 'string') {
-    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-    const code = result.exit_code;
-    return (
-      <>
-        {error}
-        <div>
-          Exit code <strong className="mono">{typeof code === 'number' ? code : 'none (killed or timed out)'}</strong>
-        </div>
-        <details open={open}>
-          <summary>Output</summary>
-          <pre data-testid="task-run-stdout">{result.stdout || ' '}</pre>
-          {stderr && (
-            <>
-              <div className="muted">Errors</div>
-              <pre data-testid="task-run-stderr">{stderr}</pre>
-            </>
-          )}
-        </details>
-      </>
-    );
-  }
-  const health = isRecord(result.health_check) ? result.health_check : undefined;
   return (
     <>
       {error}
-      {health && (
-        <div>
-          Health check: agent {health.agent_online === true ? 'back online' : 'not back'}
-          {typeof health.checked_at === 'string' && <span className="muted"> ({formatDateTime(health.checked_at)})</span>}
-        </div>
-      )}
       <details open={open}>
         <summary>Result</summary>
-        <pre>{JSON.stringify(result, null, 2)}</pre>
+        <ResultView result={result} />
       </details>
     </>
   );

@@ -7,6 +7,7 @@ interface ExecResult {
   exit_code: number | null;
   stdout: string;
   stderr: string;
+  duration_ms?: number;
 }
 
 export function ExecPanel({ agentId }: { agentId: string }) {
@@ -42,6 +43,7 @@ export function ExecPanel({ agentId }: { agentId: string }) {
         <div data-testid="exec-result">
           <p>
             Exit code <strong className="mono">{r.exit_code ?? 'none (killed or timed out)'}</strong>
+            {typeof r.duration_ms === 'number' && <span className="muted"> after {r.duration_ms < 1000 ? `${r.duration_ms} ms` : `${(r.duration_ms / 1000).toFixed(1)} s`}</span>}
           </p>
           <h3>Output</h3>
           <pre data-testid="exec-stdout">{r.stdout || ' '}</pre>

@@ -9,7 +9,11 @@ export interface Column {
   label: string;
   cell: (row: Obj) => ReactNode;
   numeric?: boolean;
+  /** Left out on a phone, so the columns that matter (a row's actions) fit without sideways scrolling. */
+  wideOnly?: boolean;
 }
+
+const cellClass = (c: Column) => [c.numeric ? 'num' : '', c.wideOnly ? 'wide-only' : ''].filter(Boolean).join(' ') || undefined;
 
 /** A missing value in a cell. */
 export const dash = (text: string) => text || '–';
@@ -48,7 +52,7 @@ export function DataPanel({ title, rows, columns, empty, note, wide }: { title: 
             <thead>
               <tr>
                 {columns.map((c) => (
-                  <th key={c.label} className={c.numeric ? 'num' : undefined}>
+                  <th key={c.label} className={cellClass(c)}>
                     {c.label}
                   </th>
                 ))}
@@ -58,7 +62,7 @@ export function DataPanel({ title, rows, columns, empty, note, wide }: { title: 
               {shown.map((row, i) => (
                 <tr key={i}>
                   {columns.map((c) => (
-                    <td key={c.label} className={c.numeric ? 'num' : undefined}>
+                    <td key={c.label} className={cellClass(c)}>
                       {c.cell(row)}
                     </td>
                   ))}

@@ -32,11 +32,12 @@ export function HypervisorPanels({ agentId, system, connected, onChanged }: { ag
         columns={[
           { label: 'ID', numeric: true, cell: (g) => dash(str(g.vmid)) },
           { label: 'Name', cell: (g) => dash(str(g.name)) },
-          { label: 'Type', cell: (g) => (g.kind === 'vm' ? 'VM' : 'container') },
+          // On a phone: ID, name, status and the actions, which otherwise sat past the screen's edge.
+          { label: 'Type', wideOnly: true, cell: (g) => (g.kind === 'vm' ? 'VM' : 'container') },
           { label: 'Status', cell: (g) => <StateBadge good={str(g.status) === '' ? undefined : str(g.status) === 'running'} text={str(g.status)} /> },
-          { label: 'CPUs', numeric: true, cell: (g) => dash(str(g.cpus)) },
-          { label: 'Memory', numeric: true, cell: (g) => (num(g.maxmem) === undefined ? '–' : `${formatBytes(num(g.mem))} of ${formatBytes(num(g.maxmem))}`) },
-          { label: 'Uptime', numeric: true, cell: (g) => (num(g.uptime) ? formatDuration(num(g.uptime)) : '–') },
+          { label: 'CPUs', numeric: true, wideOnly: true, cell: (g) => dash(str(g.cpus)) },
+          { label: 'Memory', numeric: true, wideOnly: true, cell: (g) => (num(g.maxmem) === undefined ? '–' : `${formatBytes(num(g.mem))} of ${formatBytes(num(g.maxmem))}`) },
+          { label: 'Uptime', numeric: true, wideOnly: true, cell: (g) => (num(g.uptime) ? formatDuration(num(g.uptime)) : '–') },
           { label: 'Actions', cell: (g) => <GuestActions agentId={agentId} guest={g} connected={connected} onChanged={onChanged} /> },
         ]}
       />
@@ -47,7 +48,8 @@ export function HypervisorPanels({ agentId, system, connected, onChanged }: { ag
         columns={[
           { label: 'Storage', cell: (s) => dash(str(s.storage)) },
           { label: 'Type', cell: (s) => dash(str(s.type)) },
-          { label: 'Content', cell: (s) => dash(str(s.content)) },
+          // "iso,vztmpl,backup" as one word kept the column wide enough to push "Active" out of the card.
+          { label: 'Content', cell: (s) => dash(str(s.content).split(',').join(', ')) },
           { label: 'Used', numeric: true, cell: (s) => `${formatBytes(num(s.used))} of ${formatBytes(num(s.total))}` },
           { label: '%', numeric: true, cell: (s) => <UsageBar percent={percentOf(s.used, s.total)} /> },
           { label: 'Active', cell: (s) => <StateBadge good={bool(s.active)} text={bool(s.active) === false ? 'inactive' : 'active'} /> },

@@ -1,0 +1,85 @@
+// Editing a task (PATCH /tasks/{id}): its name, its kind's params, its schedule (once at a local time,
+// or a cron expression in UTC with a live preview) and its webhook. The kind and the agent stay: a
+// different job is a new task. Everything is sent, so what the form shows is what the task becomes;
+// on an error the form stays as typed for the user to correct.
+import { useId, useState } from 'react';
+import { api } from '../api/client';
+import { useSubmit } from '../ui/use-submit';
+import { ErrorBanner } from '../ui/widgets';
+import { CronPreview, cronProblem } from './cron-preview';
+import { draftFrom, KindParams, paramsFor } from './kind-params';
+import { localInputValue, toUtcIso } from './task-form';
+import type { Task } from './task-types';
+
+export function TaskEdit({ task, onSaved, onClose }: { task: Task; onSaved: () => void; onClose: () => void }) {
+  const [name, setName] = useState(task.name);
+  const [draft, setDraft] = useState(() => draftFrom(task.params));
+  const [schedule, setSchedule] = useState<'once' | 'recurring'>(task.cron ? 'recurring' : 'once');
+  const [runAt, setRunAt] = useState(() => localInputValue(task.run_at ? new Date(task.run_at) : new Date()));
+  const [cron, setCron] = useState(task.cron ?? '');
+  const [webhookUrl, setWebhookUrl] = useState(task.webhook_url ?? '');
+  const ids = useId();
+
+  const { busy, error, submit } = useSubmit(async () => {
+    const body: Record<string, unknown> = { name: name.trim(), params: paramsFor(task.kind, draft), webhook_url: webhookUrl.trim() || null };
+    if (schedule === 'recurring') {
+      const problem = cronProblem(cron.trim());
+      if (problem) throw new Error(`Cron expression: ${problem}`);
+      body.cron = cron.trim();
+    } else {
+      body.run_at = toUtcIso(runAt);
+    }
+    await api<Task>(`/tasks/${task.id}`, { method: 'PATCH', body });
+    onSaved();
+    onClose();
+  });
+
+  return (
+    <form className="card task-edit" onSubmit={(e) => void submit(e)} aria-label="Edit task">
+      <h2>Edit task</h2>
+      <div className="row">
+        <label className="wide">
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} maxLength={200} required />
+        </label>
+      </div>
+      <KindParams kind={task.kind} draft={draft} onChange={setDraft} />
+      <div className="row">
+        <div className="field">
+          <label htmlFor={`${ids}-schedule`}>Schedule</label>
+          <select id={`${ids}-schedule`} value={schedule} onChange={(e) => setSchedule(e.target.value as 'once' | 'recurring')}>
+            <option value="once">Once</option>
+            <option value="recurring">Recurring</option>
+          </select>
+        </div>
+        {schedule === 'once' ? (
+          <label>
+            Run at
+            <input type="datetime-local" value={runAt} onChange={(e) => setRunAt(e.target.value)} required />
+          </label>
+        ) : (
+          <label className="wide">
+            Cron expression
+            <input className="mono" value={cron} onChange={(e) => setCron(e.target.value)} required maxLength={200} spellCheck={false} />
+          </label>
+        )}
+      </div>
+      {schedule === 'recurring' && <CronPreview expression={cron} />}
+      <div className="row">
+        <label className="wide">
+          Webhook URL (empty: none)
+          <input type="url" value={webhookUrl} onChange={(e) => setWebhookUrl(e.target.value)} maxLength={2000} placeholder="https://example.com/hooks/rmm" />
+        </label>
+      </div>
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save changes'}
+        </button>
+        <button type="button" onClick={onClose} disabled={busy}>
+          Discard
+        </button>
+      </div>
+      <ErrorBanner error={error} />
+    </form>
+  );
+}
