@@ -19,7 +19,7 @@ const EVIL = '=HYPERLINK("http://evil.example","x")';
 
 /** The little of the DOM these tests read inside the page (the test project has no DOM types). */
 interface RowLike {
-  cells: ArrayLike<{ textContent: string | null; querySelector(selector: string): { dateTime?: string } | null }>;
+  cells: ArrayLike<{ className: string; textContent: string | null; querySelector(selector: string): { dateTime?: string } | null }>;
 }
 
 /** RFC 4180 records (quoted fields may hold commas, quotes and line breaks). */
@@ -68,7 +68,8 @@ describe('the agents list for technicians', { timeout: PROCESS_TEST_TIMEOUT_MS }
   const fixture = (platform: string) => JSON.parse(fixtureText(`heartbeat-${platform}.json`)) as Record<string, unknown>;
   const cellTexts = () =>
     page.getByTestId('agent-row').evaluateAll((rows) =>
-      rows.map((tr) => Array.from((tr as unknown as RowLike).cells, (td) => td.querySelector('time')?.dateTime ?? td.textContent ?? '')),
+      // The selection checkbox is not a column of the view (nor of the CSV).
+      rows.map((tr) => Array.from((tr as unknown as RowLike).cells).filter((td) => td.className !== 'select').map((td) => td.querySelector('time')?.dateTime ?? td.textContent ?? '')),
     );
   const names = async () => (await cellTexts()).map((r) => r[0]);
 
@@ -142,7 +143,7 @@ describe('the agents list for technicians', { timeout: PROCESS_TEST_TIMEOUT_MS }
     await page.goto(`${server.url}/agents?tag=vip&sort=disk&dir=desc`);
     await expect.poll(names, { timeout: 20_000 }).toEqual([EVIL, 'srv-2', 'srv-10']);
     const [header, ...rows] = await exportCsv();
-    const headings = await page.locator('[data-testid="agents-table"] thead th').allTextContents();
+    const headings = await page.locator('[data-testid="agents-table"] thead th:not(.select)').allTextContents();
     expect(header).toEqual(headings.map((h) => h.replace(/ [▲▼]$/, '')));
     const table = await cellTexts();
     // A cell a spreadsheet would run as a formula starts with a quote in the file; nothing else differs.
@@ -204,11 +205,48 @@ describe('the agents list for technicians', { timeout: PROCESS_TEST_TIMEOUT_MS }
     await expect.poll(async () => (await names()).includes('srv-100'), { timeout: 20_000 }).toBe(false);
   });
 
+  it('runs a bulk action on agents picked with checkboxes, or on every agent the filter matches', async () => {
+    type Bulk = { target: Record<string, unknown>; results: Array<{ agent_name: string; status: string }> };
+    const latestBulk = async () => {
+      const [first] = (await api('GET', '/bulk-actions?limit=1')) as unknown as Array<{ id: number }>;
+      return (await api('GET', `/bulk-actions/${first!.id}`)) as unknown as Bulk;
+    };
+    await page.goto(`${server.url}/agents?customer=${alpha.id}`);
+    await expect.poll(names, { timeout: 20_000 }).toEqual([EVIL, 'srv-1', 'srv-2', 'srv-10']);
+    await page.getByLabel('Select srv-2').check();
+    await page.getByLabel('Select srv-10').check();
+    expect(await page.getByTestId('selection-count').textContent()).toBe('2 selected');
+    await page.getByRole('button', { name: 'Run an action…' }).click();
+    await page.getByLabel('Action', { exact: true }).selectOption('request_update');
+    await page.getByRole('button', { name: 'Start bulk action' }).click();
+    await page.waitForURL(/\/bulk\/\d+$/);
+    await expect.poll(async () => (await latestBulk()).results.map((r) => `${r.agent_name} ${r.status}`).sort()).toEqual(['srv-10 done', 'srv-2 done']);
+    expect((await latestBulk()).target).toEqual({ agent_ids: [ids['srv-2'], ids['srv-10']] });
+
+    // "All matching the filter" sends the filter, not the loaded rows: the server resolves it.
+    await page.goto(`${server.url}/agents?tag=vip`);
+    await expect.poll(names, { timeout: 20_000 }).toEqual([EVIL, 'srv-2', 'srv-10']);
+    await page.getByLabel('Select srv-2').check();
+    await page.getByRole('button', { name: /^Select all matching the filter/ }).click();
+    expect(await page.getByTestId('selection-count').textContent()).toBe('All matching (3)');
+    await page.getByRole('button', { name: 'Run an action…' }).click();
+    await page.getByLabel('Action', { exact: true }).selectOption('request_update');
+    await page.getByRole('button', { name: 'Start bulk action' }).click();
+    await page.waitForURL(/\/bulk\/\d+$/);
+    await expect.poll(async () => (await latestBulk()).results.length).toBe(3);
+    expect((await latestBulk()).target).toEqual({ tag: 'vip' });
+    // A changed filter drops the selection.
+    await page.goto(`${server.url}/agents?tag=vip`);
+    await page.getByLabel('Select srv-2').check();
+    await page.getByLabel('Tag').selectOption('');
+    await expect.poll(() => page.getByTestId('selection-bar').count()).toBe(0);
+  });
+
   it('keeps name, status and disk on a phone, without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.url}/agents?customer=${alpha.id}`);
     await expect.poll(names, { timeout: 20_000 }).toEqual([EVIL, 'srv-1', 'srv-2', 'srv-10']);
-    const visible = await page.locator('[data-testid="agents-table"] thead th:visible').allTextContents();
+    const visible = await page.locator('[data-testid="agents-table"] thead th:visible:not(.select)').allTextContents();
     expect(visible.map((h) => h.replace(/ [▲▼]$/, ''))).toEqual(['Name', 'Status', 'Disk used']);
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
   });

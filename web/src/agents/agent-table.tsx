@@ -5,13 +5,27 @@ import type { Agent, Customer } from '../api/types';
 import { setQuery } from '../router';
 import { Empty } from '../ui/widgets';
 import { AGENT_COLUMNS, type SortKey } from './agent-columns';
+import type { AgentSelection } from './agent-selection';
 
 /** The column a URL's `sort` names; name for anything else. */
 export function sortColumn(value: string | null): SortKey {
   return AGENT_COLUMNS.find((c) => c.sort !== undefined && c.sort === value)?.sort ?? 'name';
 }
 
-export function AgentTable({ agents, customers, sort, descending }: { agents: Agent[]; customers: ReadonlyMap<number, Customer>; sort: SortKey; descending: boolean }) {
+export function AgentTable({
+  agents,
+  customers,
+  sort,
+  descending,
+  selection,
+}: {
+  agents: Agent[];
+  customers: ReadonlyMap<number, Customer>;
+  sort: SortKey;
+  descending: boolean;
+  /** Checkboxes for bulk actions (not part of the columns, so never in the CSV). */
+  selection?: AgentSelection;
+}) {
   if (agents.length === 0) return <Empty>No agents match.</Empty>;
   const toggle = (column: SortKey) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
   const classOf = (c: (typeof AGENT_COLUMNS)[number]) => [c.wide ? 'col-wide' : '', c.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
@@ -20,6 +34,16 @@ export function AgentTable({ agents, customers, sort, descending }: { agents: Ag
       <table data-testid="agents-table" className="agents-table">
         <thead>
           <tr>
+            {selection && (
+              <th className="select">
+                <input
+                  type="checkbox"
+                  aria-label="Select all shown"
+                  checked={selection.allMatching || (agents.length > 0 && agents.every((a) => selection.selected.has(a.id)))}
+                  onChange={(e) => selection.setMany(agents.map((a) => a.id), e.target.checked)}
+                />
+              </th>
+            )}
             {AGENT_COLUMNS.map((c) => (
               <th key={c.id} className={classOf(c)} data-column={c.id} aria-sort={c.sort && sort === c.sort ? (descending ? 'descending' : 'ascending') : undefined}>
                 {c.sort ? (
@@ -37,6 +61,11 @@ export function AgentTable({ agents, customers, sort, descending }: { agents: Ag
         <tbody>
           {agents.map((a) => (
             <tr key={a.id} data-testid="agent-row">
+              {selection && (
+                <td className="select">
+                  <input type="checkbox" aria-label={`Select ${a.name}`} checked={selection.allMatching || selection.selected.has(a.id)} onChange={() => selection.toggle(a.id)} />
+                </td>
+              )}
               {AGENT_COLUMNS.map((c) => (
                 <td key={c.id} className={classOf(c)}>
                   {c.cell ? c.cell(a, customers) : c.text(a, customers)}

@@ -1,6 +1,7 @@
 // The agents, a page at a time ("Load more"), with search, filters (customer, status, platform, tag) and
 // the sort kept in the URL, so a reload or a shared link shows the same list. The server filters and
-// sorts: with 10,000 agents the page loads 100 of them, not all. "Export CSV" saves the whole filtered list.
+// sorts: with 10,000 agents the page loads 100 of them, not all. "Export CSV" saves the whole filtered list;
+// checkboxes (or "all matching the filter") pick agents for a bulk action.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, STATUSES, type Agent, type AgentTag, type Customer, type Platform } from '../api/types';
@@ -12,6 +13,7 @@ import { AgentTable, sortColumn } from './agent-table';
 import { PreRegisterForm } from './pre-register-form';
 import { CustomerOptions } from '../ui/customer-options';
 import { ExportCsvButton } from './export-csv';
+import { SelectionBar, useAgentSelection } from './agent-selection';
 import './agents.css';
 
 const REFRESH_MS = 30_000;
@@ -36,6 +38,7 @@ export function AgentsPage() {
   // Tags ignore case: the URL's spelling picks the option of the same tag.
   const knownTag = tags.data?.find((t) => t.tag.toLowerCase() === filters.tag.toLowerCase());
   const customerMap = useMemo(() => new Map((customers.data ?? []).map((c) => [c.id, c])), [customers.data]);
+  const selection = useAgentSelection(JSON.stringify(filters));
 
   return (
     <section>
@@ -94,7 +97,12 @@ export function AgentsPage() {
         <ExportCsvButton query={listQuery} customers={customerMap} />
       </div>
       <ErrorBanner error={agents.error ?? customers.error ?? tags.error} />
-      {agents.items ? <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} /> : !agents.error && <Loading />}
+      <SelectionBar selection={selection} filters={filters} shown={agents.items?.length ?? 0} hasMore={agents.hasMore} />
+      {agents.items ? (
+        <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} selection={selection} />
+      ) : (
+        !agents.error && <Loading />
+      )}
       <LoadMore list={agents} />
       <PreRegisterForm customers={customers.data ?? []} onCreated={agents.reload} />
     </section>

@@ -30,6 +30,7 @@ export interface BulkTarget {
   platform?: string;
   status?: string;
   q?: string;
+  tag?: string;
 }
 
 export interface BulkAction {
