@@ -202,6 +202,22 @@ describe('scripts, history and bulk actions in the console', { timeout: PROCESS_
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('creates a group task that runs the script on every agent of a customer', async () => {
+    await page.goto(`${server.url}/tasks`);
+    const form = page.getByRole('form', { name: 'New task' });
+    await form.getByLabel('For').selectOption('group');
+    await form.getByLabel('Customer').selectOption(String(customerId));
+    await form.getByLabel('Kind').selectOption('script');
+    await form.getByLabel('Script', { exact: true }).selectOption({ index: 1 }); // Greet, the only script
+    await form.getByLabel('GREETING').fill('servus');
+    await form.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForURL(/\/tasks\/\d+$/);
+    expect(await page.getByTestId('task-target').textContent()).toBe('Group: Metzgerei Morgenrot');
+    const id = Number(new URL(page.url()).pathname.split('/').pop());
+    const task = (await server.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: bearer(await adminToken(server, 'admin', PASSWORD)) })).json() as Record<string, unknown>;
+    expect(task).toMatchObject({ agent_id: null, target: { customer_id: customerId }, kind: 'script', params: { parameters: { GREETING: 'servus' } } });
+  });
+
   it('deletes a script after asking; its runs stay in the history under its name', async () => {
     await page.goto(`${server.url}/scripts`);
     const row = page.getByTestId('script-row').filter({ hasText: 'Greet' });

@@ -1,16 +1,17 @@
-// The "New task" form: an agent, a kind with its params, once (at a local time, sent as UTC) or
+// The "New task" form: an agent or a group (customer, platform, tag), a kind with its params, once (at a local time, sent as UTC) or
 // recurring (a cron expression in UTC with a live preview), and an optional webhook. On success the new
 // task's page opens; on an error everything typed stays for the user to correct.
 import { useId, useState } from 'react';
 import { api } from '../api/client';
-import type { Agent } from '../api/types';
+import type { Agent, Customer } from '../api/types';
 import { navigate } from '../router';
-import { byNaturalName } from '../ui/natural-order';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
 import { CronPreview, cronProblem } from './cron-preview';
 import { EMPTY_PARAMS, KindParams, paramsFor, type ParamsDraft } from './kind-params';
-import { KIND_LABELS, TASK_KINDS, type Task, type TaskKind } from './task-types';
+import { GROUP_KINDS, KIND_LABELS, TASK_KINDS, type Task, type TaskKind } from './task-types';
+import { EMPTY_TARGET, TargetFields, targetFields, type TargetDraft } from './task-target';
+import { useResource } from '../use-resource';
 import './tasks.css';
 
 const UPDATE_KINDS: ReadonlySet<TaskKind> = new Set(['update', 'security_update', 'dist_upgrade']);
@@ -29,7 +30,8 @@ export function toUtcIso(local: string): string {
 }
 
 export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
-  const [agentId, setAgentId] = useState('');
+  const [target, setTarget] = useState<TargetDraft>(EMPTY_TARGET);
+  const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
   const [kind, setKind] = useState<TaskKind>('exec');
   const [draft, setDraft] = useState<ParamsDraft>(EMPTY_PARAMS);
   const [name, setName] = useState('');
@@ -41,7 +43,7 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
   const ids = useId();
 
   const { busy, error, submit } = useSubmit(async () => {
-    const body: Record<string, unknown> = { agent_id: agentId, kind, params: paramsFor(kind, draft) };
+    const body: Record<string, unknown> = { ...targetFields(target), kind, params: paramsFor(kind, draft) };
     if (name.trim()) body.name = name.trim();
     if (schedule === 'recurring') {
       // The preview already says why; repeating it here keeps the user from waiting on a sure 400.
@@ -52,33 +54,29 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
       body.run_at = toUtcIso(runAt);
     }
     if (webhookUrl.trim()) body.webhook_url = webhookUrl.trim();
-    if (UPDATE_KINDS.has(kind)) body.health_check_timeout = Number(healthCheck);
+    if (UPDATE_KINDS.has(kind) && target.mode === 'agent') body.health_check_timeout = Number(healthCheck);
     const task = await api<Task>('/tasks', { method: 'POST', body });
     navigate(`/tasks/${task.id}`);
   });
 
-  const sorted = [...(agents ?? [])].sort(byNaturalName);
   return (
     <form className="card task-create" onSubmit={(e) => void submit(e)} aria-label="New task">
       <h2>New task</h2>
+      <TargetFields
+        draft={target}
+        onChange={(next) => {
+          setTarget(next);
+          // A group runs only some kinds: keep the choice valid rather than let the server refuse it.
+          if (next.mode === 'group' && !GROUP_KINDS.includes(kind)) setKind('exec');
+        }}
+        agents={agents}
+        customers={customers.data ?? []}
+      />
       <div className="row">
-        <div className="field">
-          {/* Labels beside their selects, not around them: a wrapping label's name would include
-              every option's text, so "Schedule" would also name a select offering "scheduled". */}
-          <label htmlFor={`${ids}-agent`}>Agent</label>
-          <select id={`${ids}-agent`} value={agentId} onChange={(e) => setAgentId(e.target.value)} required>
-            <option value="">{agents ? 'Choose an agent' : 'Loading agents…'}</option>
-            {sorted.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
-        </div>
         <div className="field">
           <label htmlFor={`${ids}-kind`}>Kind</label>
           <select id={`${ids}-kind`} value={kind} onChange={(e) => setKind(e.target.value as TaskKind)}>
-            {TASK_KINDS.map((k) => (
+            {(target.mode === 'group' ? GROUP_KINDS : TASK_KINDS).map((k) => (
               <option key={k} value={k}>
                 {KIND_LABELS[k]}
               </option>
@@ -91,7 +89,7 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
         </label>
       </div>
       <KindParams kind={kind} draft={draft} onChange={setDraft} />
-      {UPDATE_KINDS.has(kind) && (
+      {UPDATE_KINDS.has(kind) && target.mode === 'agent' && (
         <div className="row">
           <label>
             Health check timeout (seconds)

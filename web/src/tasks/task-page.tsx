@@ -13,6 +13,7 @@ import { TaskEdit } from './task-edit';
 import { TaskRuns } from './task-runs';
 import { TaskStatusBadge } from './task-status';
 import { describeParams, KIND_LABELS, type Task, type TaskRun } from './task-types';
+import { TargetText } from './task-target';
 import './tasks.css';
 
 const FAST_MS = 5_000;
@@ -144,14 +145,18 @@ function TaskActions({ task, onDone }: { task: Task; onDone: () => void }) {
 
 function TaskFacts({ task }: { task: Task }) {
   // The agent's name is a nicety: the id stays on screen when the agent is gone or out of reach.
-  const agent = useResource((signal) => api<AgentDetail>(`/agents/${encodeURIComponent(task.agent_id)}`, { signal }), [task.agent_id]);
+  const agentId = task.agent_id;
+  const agent = useResource((signal) => (agentId === null ? Promise.resolve(undefined) : api<AgentDetail>(`/agents/${encodeURIComponent(agentId)}`, { signal })), [agentId]);
   // The task carries its customer's number; the name (and a link) come from the customers list.
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
   const customer = customers.data?.find((c) => c.number === task.customer_number);
   const facts: [string, ReactNode][] = [
     ['Kind', KIND_LABELS[task.kind] ?? task.kind],
     ['Parameters', <span className="mono">{describeParams(task)}</span>],
-    ['Agent', <Link to={`/agents/${encodeURIComponent(task.agent_id)}`}>{agent.data?.name ?? task.agent_id}</Link>],
+    [
+      'Agent',
+      agentId === null ? <TargetText target={task.target ?? {}} customers={customers.data} /> : <Link to={`/agents/${encodeURIComponent(agentId)}`}>{agent.data?.name ?? agentId}</Link>,
+    ],
     ['Customer', customer ? <Link to={`/customers/${customer.id}`}>{`${customer.number} ${customer.name}`}</Link> : (task.customer_number ?? '–')],
     [
       'Schedule',

@@ -1,8 +1,17 @@
 // Tasks as the API returns them (contract §10), and the few facts about kinds and statuses the pages
 // share. The console keeps its own copy of these shapes, like the other pages do (api/types.ts).
 
-export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'backup'] as const;
+export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'script', 'backup'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
+/** The kinds a group task may have (the server's GROUP_KINDS). */
+export const GROUP_KINDS: readonly TaskKind[] = ['update', 'security_update', 'reboot', 'exec', 'script'];
+
+/** A group task's agents, resolved at every run. */
+export interface TaskTarget {
+  customer_id?: number;
+  platform?: 'freebsd' | 'linux' | 'windows';
+  tag?: string;
+}
 
 export const TASK_STATUSES = ['scheduled', 'running', 'completed', 'completed_with_warning', 'error', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -10,7 +19,9 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 export interface Task {
   id: number;
   name: string;
-  agent_id: string;
+  /** Null for a group task, which has a target instead. */
+  agent_id: string | null;
+  target: TaskTarget | null;
   customer_number: string | null;
   kind: TaskKind;
   params: Record<string, unknown>;
@@ -58,6 +69,7 @@ export const KIND_LABELS: Record<TaskKind, string> = {
   dist_upgrade: 'Release upgrade',
   reboot: 'Reboot',
   exec: 'Run a command',
+  script: 'Run a saved script',
   backup: 'Configuration backup',
 };
 
@@ -84,6 +96,10 @@ export function describeParams(task: Pick<Task, 'kind' | 'params'>): string {
       return Number(p.delay) > 0 ? `after ${String(p.delay)} s` : 'at once';
     case 'exec':
       return `${String(p.command)} (timeout ${String(p.timeout ?? 60)} s)`;
+    case 'script': {
+      const values = typeof p.parameters === 'object' && p.parameters !== null ? Object.entries(p.parameters as Record<string, unknown>) : [];
+      return `script #${String(p.script_id)}${values.length ? ` with ${values.map(([k, v]) => `${k}=${String(v)}`).join(', ')}` : ''} (timeout ${String(p.timeout ?? 60)} s)`;
+    }
     default:
       return '–';
   }

@@ -11,6 +11,7 @@ import { useResource } from '../use-resource';
 import { TaskForm } from './task-form';
 import { TaskStatusBadge } from './task-status';
 import { KIND_LABELS, STATUS_LABELS, TASK_STATUSES, type Task } from './task-types';
+import { TargetText } from './task-target';
 import './tasks.css';
 
 const REFRESH_MS = 15_000;
@@ -76,7 +77,11 @@ export function TasksPage() {
                     <Link to={`/tasks/${t.id}`}>{t.name || KIND_LABELS[t.kind]}</Link>
                   </td>
                   <td>
-                    <Link to={`/agents/${encodeURIComponent(t.agent_id)}`}>{agentNames.get(t.agent_id) ?? <span className="mono">{t.agent_id.slice(0, 12)}…</span>}</Link>
+                    {t.agent_id === null ? (
+                      <TargetText target={t.target ?? {}} customers={undefined} />
+                    ) : (
+                      <Link to={`/agents/${encodeURIComponent(t.agent_id)}`}>{agentNames.get(t.agent_id) ?? <span className="mono">{t.agent_id.slice(0, 12)}…</span>}</Link>
+                    )}
                     {t.customer_number && <div className="muted">customer {t.customer_number}</div>}
                   </td>
                   <td>{KIND_LABELS[t.kind] ?? t.kind}</td>
