@@ -61,7 +61,7 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
 
   it('lists agents with search, status filter and sorting in the URL, and pre-registers one', async () => {
     await page.goto(`${server.url}/agents`);
-    const names = () => page.getByTestId('agent-row').locator('td:first-child').allTextContents();
+    const names = () => page.getByTestId('agent-row').locator('td[data-column="name"]').allTextContents();
     await expect.poll(names, { timeout: 15_000 }).toEqual(['fw-tabs', 'pve-tabs']);
     expect(await page.title()).toBe('Agents · RMM');
     await page.getByRole('button', { name: /^Name( ▲| ▼)?$/ }).click();

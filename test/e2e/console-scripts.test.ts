@@ -212,7 +212,8 @@ describe('scripts, history and bulk actions in the console', { timeout: PROCESS_
     await form.getByLabel('GREETING').fill('servus');
     await form.getByRole('button', { name: 'Create task' }).click();
     await page.waitForURL(/\/tasks\/\d+$/);
-    expect(await page.getByTestId('task-target').textContent()).toBe('Group: Metzgerei Morgenrot');
+    // The customer's name arrives with the customers list, after the task itself.
+    await expect.poll(() => page.getByTestId('task-target').textContent()).toBe('Group: Metzgerei Morgenrot');
     const id = Number(new URL(page.url()).pathname.split('/').pop());
     const task = (await server.app.inject({ method: 'GET', url: `/api/v1/tasks/${id}`, headers: bearer(await adminToken(server, 'admin', PASSWORD)) })).json() as Record<string, unknown>;
     expect(task).toMatchObject({ agent_id: null, target: { customer_id: customerId }, kind: 'script', params: { parameters: { GREETING: 'servus' } } });

@@ -71,6 +71,16 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
     });
     expect(stored.statusCode, stored.body).toBe(201);
 
+    // Issue 33's pages: a script, a history entry and a bulk action to show.
+    const post = async (url: string, payload: object) => {
+      const res = await server.app.inject({ method: 'POST', url: `/api/v1${url}`, headers: bearer(token), payload });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      return res.json() as Record<string, unknown>;
+    };
+    await post('/scripts', { name: 'Disk report', description: 'df for the technician', shell: 'sh', body: 'df -h "$MOUNT"', parameters: [{ name: 'MOUNT', default: '/' }], platforms: ['linux', 'freebsd'] });
+    const exec = await post(`/agents/${hypervisor.id}/exec`, { command: 'echo "Filesystem Size Used Avail Use% Mounted on"' });
+    const bulk = await post('/bulk-actions', { action: 'update_check', target: { customer_id: customer.id } });
+
     await run.signInToFleet('admin', PASSWORD);
     pages.push({ name: 'fleet', path: '/' }, { name: 'agents', path: '/agents' });
     // Each platform's tabs as its agent page offers them (a hypervisor has no VPN tab, for one).
@@ -93,6 +103,11 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
       { name: 'settings', path: '/settings' },
       { name: 'account', path: '/account' },
       { name: 'terminal', path: '/terminal' },
+      { name: 'scripts', path: '/scripts' },
+      { name: 'scripts-history', path: '/scripts/history' },
+      { name: 'history-entry', path: `/scripts/history/${String(exec.history_id)}` },
+      { name: 'scripts-bulk', path: '/scripts/bulk' },
+      { name: 'bulk-action', path: `/bulk/${String(bulk.id)}` },
     );
 
     if (KEEP_SCREENSHOTS) await mkdir(join(SCREENSHOT_DIR, 'pages'), { recursive: true });

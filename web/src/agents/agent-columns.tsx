@@ -17,6 +17,8 @@ export interface AgentColumn {
   sort?: SortKey;
   /** Hidden on a phone (the name, status and fullest disk stay). */
   wide?: boolean;
+  /** Hidden below 1500 px too, so the rest fits a laptop's screen (the CSV keeps every column). */
+  medium?: boolean;
   numeric?: boolean;
   text(agent: Agent, customers: ReadonlyMap<number, Customer>): string;
   cell?(agent: Agent, customers: ReadonlyMap<number, Customer>): ReactNode;
@@ -35,12 +37,12 @@ export const AGENT_COLUMNS: readonly AgentColumn[] = [
   { id: 'name', label: 'Name', sort: 'name', text: (a) => a.name, cell: (a) => <Link to={`/agents/${a.id}`}>{a.name}</Link> },
   { id: 'hostname', label: 'Hostname', sort: 'hostname', wide: true, text: (a) => a.hostname },
   { id: 'customer', label: 'Customer', sort: 'customer', wide: true, text: customerName },
-  { id: 'platform', label: 'Platform', sort: 'platform', wide: true, text: (a) => (a.platform ? PLATFORM_LABELS[a.platform] : NONE) },
+  { id: 'platform', label: 'Platform', sort: 'platform', wide: true, medium: true, text: (a) => (a.platform ? PLATFORM_LABELS[a.platform] : NONE) },
   { id: 'status', label: 'Status', sort: 'status', text: (a) => a.status, cell: (a) => <StatusBadge status={a.status} /> },
   { id: 'last_heartbeat', label: 'Last heartbeat', sort: 'last_heartbeat', wide: true, text: (a) => a.last_heartbeat ?? 'never', cell: (a) => <RelativeTime iso={a.last_heartbeat} /> },
   { id: 'os', label: 'OS', sort: 'os', wide: true, text: (a) => or([a.os_name, a.os_version].filter(Boolean).join(' ')) },
-  { id: 'ip', label: 'Primary IP', sort: 'ip', wide: true, text: (a) => or(a.primary_ip) },
-  { id: 'uptime', label: 'Uptime', sort: 'uptime', wide: true, numeric: true, text: (a) => (a.uptime_seconds === null ? NONE : formatDuration(a.uptime_seconds)) },
+  { id: 'ip', label: 'Primary IP', sort: 'ip', wide: true, medium: true, text: (a) => or(a.primary_ip) },
+  { id: 'uptime', label: 'Uptime', sort: 'uptime', wide: true, medium: true, numeric: true, text: (a) => (a.uptime_seconds === null ? NONE : formatDuration(a.uptime_seconds)) },
   {
     id: 'disk',
     label: 'Disk used',

@@ -1,6 +1,7 @@
 // The agents table: a sortable header (the server sorts; the column and direction go in the URL) and
-// the technician's columns (agent-columns.tsx). On a phone only name, status and the fullest disk stay;
-// the table scrolls inside its frame rather than the page.
+// the technician's columns (agent-columns.tsx). Below 1500 px platform, IP and uptime step
+// aside; on a phone only name, status and the fullest disk stay; the table scrolls inside its frame
+// rather than the page.
 import type { Agent, Customer } from '../api/types';
 import { setQuery } from '../router';
 import { Empty } from '../ui/widgets';
@@ -28,7 +29,7 @@ export function AgentTable({
 }) {
   if (agents.length === 0) return <Empty>No agents match.</Empty>;
   const toggle = (column: SortKey) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
-  const classOf = (c: (typeof AGENT_COLUMNS)[number]) => [c.wide ? 'col-wide' : '', c.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
+  const classOf = (c: (typeof AGENT_COLUMNS)[number]) => [c.wide ? 'col-wide' : '', c.medium ? 'col-medium' : '', c.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className="table-wrap">
       <table data-testid="agents-table" className="agents-table">
@@ -67,7 +68,7 @@ export function AgentTable({
                 </td>
               )}
               {AGENT_COLUMNS.map((c) => (
-                <td key={c.id} className={classOf(c)}>
+                <td key={c.id} className={classOf(c)} data-column={c.id}>
                   {c.cell ? c.cell(a, customers) : c.text(a, customers)}
                 </td>
               ))}

@@ -14,7 +14,18 @@ function outcomeLine(r: BulkResult): string {
   const result = r.result;
   if (!result) return '';
   if (typeof result.stdout === 'string' || typeof result.stderr === 'string') return firstLine(str(result.stdout)) || firstLine(str(result.stderr));
-  return firstLine(JSON.stringify(result));
+  return answerSummary(result);
+}
+
+/** Another action's answer in words, never raw JSON: an update check counts its updates, the rest its plain fields. */
+function answerSummary(result: Record<string, unknown>): string {
+  if (Array.isArray(result.updates)) {
+    const updates = result.updates as unknown[];
+    const security = updates.filter((u) => typeof u === 'object' && u !== null && (u as Record<string, unknown>).security === true).length;
+    return `${updates.length} update${updates.length === 1 ? '' : 's'} available${security ? `, ${security} for security` : ''}`;
+  }
+  const plain = Object.entries(result).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v));
+  return firstLine(plain.map(([k, v]) => `${k.replace(/_/g, ' ')}: ${String(v)}`).join(', '));
 }
 
 export function BulkResults({ results }: { results: readonly BulkResult[] }) {

@@ -55,9 +55,9 @@ export function HistoryList({ path, showAgent }: { path: string; showAgent: bool
                 <th>When</th>
                 {showAgent && <th>Agent</th>}
                 <th>What</th>
-                <th>Who</th>
+                <th className="col-wide">Who</th>
                 <th>Status</th>
-                <th className="num">Duration</th>
+                <th className="num col-wide">Duration</th>
                 <th aria-label="Output" />
               </tr>
             </thead>

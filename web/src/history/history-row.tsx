@@ -41,7 +41,7 @@ export function HistoryRow({ entry, showAgent }: { entry: HistoryEntry; showAgen
           <span className="muted">{SOURCE_LABELS[entry.source] ?? entry.source}</span>
           {preview && <div className="muted history-preview">{preview}</div>}
         </td>
-        <td>
+        <td className="col-wide">
           {entry.actor}
           {entry.actor_type !== 'user' && <div className="muted">{entry.actor_type === 'api_key' ? 'API key' : 'system'}</div>}
         </td>
@@ -49,7 +49,7 @@ export function HistoryRow({ entry, showAgent }: { entry: HistoryEntry; showAgen
           <HistoryStatusBadge status={entry.status} />
           {entry.exit_code !== null && <div className="muted mono">exit {entry.exit_code}</div>}
         </td>
-        <td className="num">{formatMs(entry.duration_ms)}</td>
+        <td className="num col-wide">{formatMs(entry.duration_ms)}</td>
         <td>
           <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? 'Hide output' : 'Output'}
