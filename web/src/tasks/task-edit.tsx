@@ -2,11 +2,12 @@
 // or a cron expression in UTC with a live preview) and its webhook. The kind and the agent stay: a
 // different job is a new task. Everything is sent, so what the form shows is what the task becomes;
 // on an error the form stays as typed for the user to correct.
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
-import { CronPreview, cronProblem } from './cron-preview';
+import { cronProblem } from './cron-preview';
+import { ScheduleFields } from './schedule-fields';
 import { draftFrom, KindParams, paramsFor } from './kind-params';
 import { localInputValue, toUtcIso } from './task-form';
 import type { Task } from './task-types';
@@ -18,7 +19,6 @@ export function TaskEdit({ task, onSaved, onClose }: { task: Task; onSaved: () =
   const [runAt, setRunAt] = useState(() => localInputValue(task.run_at ? new Date(task.run_at) : new Date()));
   const [cron, setCron] = useState(task.cron ?? '');
   const [webhookUrl, setWebhookUrl] = useState(task.webhook_url ?? '');
-  const ids = useId();
 
   const { busy, error, submit } = useSubmit(async () => {
     const body: Record<string, unknown> = { name: name.trim(), params: paramsFor(task.kind, draft), webhook_url: webhookUrl.trim() || null };
@@ -44,27 +44,15 @@ export function TaskEdit({ task, onSaved, onClose }: { task: Task; onSaved: () =
         </label>
       </div>
       <KindParams kind={task.kind} draft={draft} onChange={setDraft} />
-      <div className="row">
-        <div className="field">
-          <label htmlFor={`${ids}-schedule`}>Schedule</label>
-          <select id={`${ids}-schedule`} value={schedule} onChange={(e) => setSchedule(e.target.value as 'once' | 'recurring')}>
-            <option value="once">Once</option>
-            <option value="recurring">Recurring</option>
-          </select>
-        </div>
-        {schedule === 'once' ? (
-          <label>
-            Run at
-            <input type="datetime-local" value={runAt} onChange={(e) => setRunAt(e.target.value)} required />
-          </label>
-        ) : (
-          <label className="wide">
-            Cron expression
-            <input className="mono" value={cron} onChange={(e) => setCron(e.target.value)} required maxLength={200} spellCheck={false} />
-          </label>
-        )}
-      </div>
-      {schedule === 'recurring' && <CronPreview expression={cron} />}
+      <ScheduleFields
+        draft={{ schedule, runAt, cron }}
+        onChange={(d) => {
+          setSchedule(d.schedule);
+          setRunAt(d.runAt);
+          setCron(d.cron);
+        }}
+        creating={false}
+      />
       <div className="row">
         <label className="wide">
           Webhook URL (empty: none)

@@ -7,7 +7,8 @@ import type { Agent, Customer } from '../api/types';
 import { navigate } from '../router';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
-import { CronPreview, cronProblem } from './cron-preview';
+import { cronProblem } from './cron-preview';
+import { ScheduleFields } from './schedule-fields';
 import { EMPTY_PARAMS, KindParams, paramsFor, type ParamsDraft } from './kind-params';
 import { GROUP_KINDS, KIND_LABELS, TASK_KINDS, type Task, type TaskKind } from './task-types';
 import { EMPTY_TARGET, TargetFields, targetFields, type TargetDraft } from './task-target';
@@ -98,30 +99,15 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
           <span className="muted">How long the run waits for the agent to come back before it warns.</span>
         </div>
       )}
-      <div className="row">
-        <div className="field">
-          <label htmlFor={`${ids}-schedule`}>Schedule</label>
-          <select id={`${ids}-schedule`} value={schedule} onChange={(e) => setSchedule(e.target.value as 'once' | 'recurring')}>
-            <option value="once">Once</option>
-            <option value="recurring">Recurring</option>
-          </select>
-        </div>
-        {schedule === 'once' ? (
-          <>
-            <label>
-              Run at
-              <input type="datetime-local" value={runAt} onChange={(e) => setRunAt(e.target.value)} />
-            </label>
-            <span className="muted">Your local time. A time in the past (or none) runs at once.</span>
-          </>
-        ) : (
-          <label className="wide">
-            Cron expression
-            <input className="mono" value={cron} onChange={(e) => setCron(e.target.value)} required maxLength={200} placeholder="*/15 * * * *" spellCheck={false} />
-          </label>
-        )}
-      </div>
-      {schedule === 'recurring' && <CronPreview expression={cron} />}
+      <ScheduleFields
+        draft={{ schedule, runAt, cron }}
+        onChange={(d) => {
+          setSchedule(d.schedule);
+          setRunAt(d.runAt);
+          setCron(d.cron);
+        }}
+        creating={true}
+      />
       <div className="row">
         <label className="wide">
           Webhook URL (optional)
