@@ -1,7 +1,7 @@
 // When a task runs: once (a local time, sent as UTC) or recurring (a cron expression in UTC, previewed).
 // The new-task form and the edit form share it.
 import { useId } from 'react';
-import { CronPreview } from './cron-preview';
+import { CronPreview, cronProblem } from './cron-preview';
 
 export type ScheduleKind = 'once' | 'recurring';
 
@@ -9,6 +9,24 @@ export interface ScheduleDraft {
   schedule: ScheduleKind;
   runAt: string;
   cron: string;
+}
+
+/** A datetime-local value is local time without an offset; Date reads it as such, toISOString gives UTC. */
+export function toUtcIso(local: string): string {
+  const date = new Date(local);
+  if (Number.isNaN(date.getTime())) throw new Error('Run at: enter a date and a time.');
+  return date.toISOString();
+}
+
+/** The schedule's fields of a request body: cron, or run_at (none for an empty time: run at once). */
+export function scheduleBody(when: ScheduleDraft): { cron: string } | { run_at: string } | Record<string, never> {
+  if (when.schedule === 'recurring') {
+    // The preview already says why; repeating it here keeps the user from waiting on a sure 400.
+    const problem = cronProblem(when.cron.trim());
+    if (problem) throw new Error(`Cron expression: ${problem}`);
+    return { cron: when.cron.trim() };
+  }
+  return when.runAt ? { run_at: toUtcIso(when.runAt) } : {};
 }
 
 export function ScheduleFields({ draft, onChange, creating }: { draft: ScheduleDraft; onChange: (draft: ScheduleDraft) => void; creating: boolean }) {

@@ -6,29 +6,19 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
-import { cronProblem } from './cron-preview';
-import { ScheduleFields } from './schedule-fields';
+import { scheduleBody, ScheduleFields, type ScheduleDraft } from './schedule-fields';
 import { draftFrom, KindParams, paramsFor } from './kind-params';
-import { localInputValue, toUtcIso } from './task-form';
+import { localInputValue } from './task-form';
 import type { Task } from './task-types';
 
 export function TaskEdit({ task, onSaved, onClose }: { task: Task; onSaved: () => void; onClose: () => void }) {
   const [name, setName] = useState(task.name);
   const [draft, setDraft] = useState(() => draftFrom(task.params));
-  const [schedule, setSchedule] = useState<'once' | 'recurring'>(task.cron ? 'recurring' : 'once');
-  const [runAt, setRunAt] = useState(() => localInputValue(task.run_at ? new Date(task.run_at) : new Date()));
-  const [cron, setCron] = useState(task.cron ?? '');
+  const [when, setWhen] = useState<ScheduleDraft>(() => ({ schedule: task.cron ? 'recurring' : 'once', runAt: localInputValue(task.run_at ? new Date(task.run_at) : new Date()), cron: task.cron ?? '' }));
   const [webhookUrl, setWebhookUrl] = useState(task.webhook_url ?? '');
 
   const { busy, error, submit } = useSubmit(async () => {
-    const body: Record<string, unknown> = { name: name.trim(), params: paramsFor(task.kind, draft), webhook_url: webhookUrl.trim() || null };
-    if (schedule === 'recurring') {
-      const problem = cronProblem(cron.trim());
-      if (problem) throw new Error(`Cron expression: ${problem}`);
-      body.cron = cron.trim();
-    } else {
-      body.run_at = toUtcIso(runAt);
-    }
+    const body = { name: name.trim(), params: paramsFor(task.kind, draft), webhook_url: webhookUrl.trim() || null, ...scheduleBody(when) };
     await api<Task>(`/tasks/${task.id}`, { method: 'PATCH', body });
     onSaved();
     onClose();
@@ -45,12 +35,8 @@ export function TaskEdit({ task, onSaved, onClose }: { task: Task; onSaved: () =
       </div>
       <KindParams kind={task.kind} draft={draft} onChange={setDraft} />
       <ScheduleFields
-        draft={{ schedule, runAt, cron }}
-        onChange={(d) => {
-          setSchedule(d.schedule);
-          setRunAt(d.runAt);
-          setCron(d.cron);
-        }}
+        draft={when}
+        onChange={setWhen}
         creating={false}
       />
       <div className="row">

@@ -7,8 +7,7 @@ import type { Agent, Customer } from '../api/types';
 import { navigate } from '../router';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
-import { cronProblem } from './cron-preview';
-import { ScheduleFields } from './schedule-fields';
+import { scheduleBody, ScheduleFields, type ScheduleDraft } from './schedule-fields';
 import { EMPTY_PARAMS, KindParams, paramsFor, type ParamsDraft } from './kind-params';
 import { GROUP_KINDS, KIND_LABELS, TASK_KINDS, type Task, type TaskKind } from './task-types';
 import { EMPTY_TARGET, TargetFields, targetFields, type TargetDraft } from './task-target';
@@ -23,22 +22,13 @@ export function localInputValue(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-/** A datetime-local value is local time without an offset; Date reads it as such, toISOString gives UTC. */
-export function toUtcIso(local: string): string {
-  const date = new Date(local);
-  if (Number.isNaN(date.getTime())) throw new Error('Run at: enter a date and a time.');
-  return date.toISOString();
-}
-
 export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
   const [target, setTarget] = useState<TargetDraft>(EMPTY_TARGET);
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
   const [kind, setKind] = useState<TaskKind>('exec');
   const [draft, setDraft] = useState<ParamsDraft>(EMPTY_PARAMS);
   const [name, setName] = useState('');
-  const [schedule, setSchedule] = useState<'once' | 'recurring'>('once');
-  const [runAt, setRunAt] = useState(() => localInputValue(new Date()));
-  const [cron, setCron] = useState('');
+  const [when, setWhen] = useState<ScheduleDraft>(() => ({ schedule: 'once', runAt: localInputValue(new Date()), cron: '' }));
   const [webhookUrl, setWebhookUrl] = useState('');
   const [healthCheck, setHealthCheck] = useState('600');
   const ids = useId();
@@ -46,14 +36,7 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
   const { busy, error, submit } = useSubmit(async () => {
     const body: Record<string, unknown> = { ...targetFields(target), kind, params: paramsFor(kind, draft) };
     if (name.trim()) body.name = name.trim();
-    if (schedule === 'recurring') {
-      // The preview already says why; repeating it here keeps the user from waiting on a sure 400.
-      const problem = cronProblem(cron.trim());
-      if (problem) throw new Error(`Cron expression: ${problem}`);
-      body.cron = cron.trim();
-    } else if (runAt) {
-      body.run_at = toUtcIso(runAt);
-    }
+    Object.assign(body, scheduleBody(when));
     if (webhookUrl.trim()) body.webhook_url = webhookUrl.trim();
     if (UPDATE_KINDS.has(kind) && target.mode === 'agent') body.health_check_timeout = Number(healthCheck);
     const task = await api<Task>('/tasks', { method: 'POST', body });
@@ -100,12 +83,8 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
         </div>
       )}
       <ScheduleFields
-        draft={{ schedule, runAt, cron }}
-        onChange={(d) => {
-          setSchedule(d.schedule);
-          setRunAt(d.runAt);
-          setCron(d.cron);
-        }}
+        draft={when}
+        onChange={setWhen}
         creating={true}
       />
       <div className="row">
