@@ -53,6 +53,18 @@ describe('the object of a change', () => {
     expect(await newest()).toMatchObject({ action: 'agent.delete', target: 'agent demo-3 (Bäckerei Sonnenschein GmbH)' });
   });
 
+  it('names a saved script (also when it runs) and a bulk action', async () => {
+    const script = await send('POST', '/scripts', { name: 'Disk report', shell: 'sh', body: 'df -h', platforms: ['linux'] });
+    expect(script.statusCode, script.body).toBe(201);
+    expect(await newest()).toMatchObject({ action: 'script.create', target: 'script Disk report' });
+    const agent = await send('POST', '/agents', { name: 'audit-bulk' });
+    const bulk = await send('POST', '/bulk-actions', { action: 'request_update', target: { agent_ids: [agent.json().id] } });
+    expect(bulk.statusCode, bulk.body).toBe(201);
+    expect(await newest()).toMatchObject({ action: 'bulk.create', target: `bulk action #${bulk.json().id} (request_update)` });
+    expect((await send('POST', `/scripts/${script.json().id}/run`, { agent_id: agent.json().id })).statusCode).toBe(409);
+    expect(await newest()).toMatchObject({ action: 'script.run', target: 'script Disk report', status_code: 409 });
+  });
+
   it('names a user created, and the user signing in', async () => {
     const res = await send('POST', '/users', { username: 'anna', password: 'anna-password-1' });
     expect(res.statusCode, res.body).toBe(201);

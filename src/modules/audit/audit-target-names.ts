@@ -61,6 +61,11 @@ const NAMERS: Partial<Record<TargetKind, Namer>> = {
     (db, ids) => db.selectFrom('maintenance_windows').select(['id', 'name']).where('id', 'in', ids).execute(),
     (r) => `maintenance window ${r.name}`,
   ),
+  script: byNumber((db, ids) => db.selectFrom('scripts').select(['id', 'name']).where('id', 'in', ids).execute(), (r) => `script ${r.name}`),
+  bulk_action: byNumber(
+    (db, ids) => db.selectFrom('bulk_actions').select(['id', 'action']).where('id', 'in', ids).execute(),
+    (r) => `bulk action #${r.id} (${r.action})`,
+  ),
 };
 
 const keyOf = (ref: TargetRef) => `${ref.kind}\u0000${ref.id}`;

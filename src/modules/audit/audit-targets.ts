@@ -16,6 +16,8 @@ const KIND_BY_SEGMENT = {
   alerts: 'alert',
   'notification-channels': 'notification_channel',
   'maintenance-windows': 'maintenance_window',
+  scripts: 'script',
+  'bulk-actions': 'bulk_action',
 } as const;
 
 export type TargetKind = (typeof KIND_BY_SEGMENT)[keyof typeof KIND_BY_SEGMENT];
@@ -32,6 +34,8 @@ export const KIND_LABEL: Record<TargetKind, string> = {
   alert: 'alert',
   notification_channel: 'notification channel',
   maintenance_window: 'maintenance window',
+  script: 'script',
+  bulk_action: 'bulk action',
 };
 
 /** An object to be named: a kind and the id the request gave (any text a caller sent). */
