@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { packageRoot } from '../platform/version.js';
 
 /** Variables whose values must never be echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'NATS_URL', 'CALLSTATUS_DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'NATS_URL', 'CALLSTATUS_DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY', 'ADMIN_PASSWORD', 'CALLSTATUS_ADMIN_TOKEN', 'METRICS_TOKEN']);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -68,6 +68,7 @@ const envSchema = z
     TUNNEL_PORT_MAX: port(20000),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     TERMINAL_ENABLED: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
     TERMINAL_SHELL: z.string().min(1).refine((v) => v.startsWith('/'), 'must be an absolute path').optional(),
     ALLOWED_ORIGINS: z
@@ -194,6 +195,8 @@ export interface Config {
   readonly jwtSecret: string | undefined;
   /** Key material for secrets at rest; unset: generated once and kept in DATA_DIR/encryption-key. */
   readonly encryptionKey: string | undefined;
+  /** Bearer token for GET /metrics; unset: only clients on this machine (loopback, not through a proxy). */
+  readonly metricsToken: string | undefined;
   /** Password of the `admin` user created on first start; unset: one is generated and logged once. */
   readonly adminPassword: string | undefined;
   /** The web terminal: off answers 404; the shell (unset: /bin/bash, else /bin/sh). */
@@ -270,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tunnels: Object.freeze({ bindAddress: e.TUNNEL_BIND_ADDRESS, portMin: e.TUNNEL_PORT_MIN, portMax: e.TUNNEL_PORT_MAX }),
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
+    metricsToken: e.METRICS_TOKEN,
     adminPassword: e.ADMIN_PASSWORD,
     firmwareMaxBytes: e.FIRMWARE_MAX_BYTES,
     firmwarePublicKey: e.FIRMWARE_PUBLIC_KEY,

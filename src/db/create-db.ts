@@ -3,7 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { LogThrottle } from '../platform/log-throttle.js';
 import type { Logger } from '../platform/logger.js';
@@ -19,7 +19,25 @@ export interface DbHandle<DB = Database> {
   readonly dialect: DbDialect;
   /** Where the data lives, safe to log (no password). */
   readonly location: string;
+  /** For the server's Prometheus metrics: the PostgreSQL pool (null on PGlite) and failed queries. */
+  readonly stats: DbStats;
   close(): Promise<void>;
+}
+
+export interface DbStats {
+  pool(): { total: number; idle: number; waiting: number } | null;
+  queryErrors(): number;
+}
+
+/** Kysely's log hook, counting failed queries. */
+function countingErrors(): { log: (event: LogEvent) => void; count: () => number } {
+  let errors = 0;
+  return {
+    log: (event) => {
+      if (event.level === 'error') errors++;
+    },
+    count: () => errors,
+  };
 }
 
 /** How long a query waits for a PostgreSQL connection (see openPostgres). */
@@ -58,8 +76,9 @@ export async function openPglite<DB = Database>(options: { dataDir?: string; loa
 
 /** A handle over an open PGlite instance; closing the handle closes the instance. */
 export function wrapPglite<DB = Database>(pglite: PGlite, location: string): DbHandle<DB> {
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) });
-  return { db, dialect: 'pglite', location, close: once(() => db.destroy()) };
+  const errors = countingErrors();
+  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite }), log: errors.log });
+  return { db, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, close: once(() => db.destroy()) };
 }
 
 export function openPostgres<DB = Database>(url: string, logger: Logger, options: { max?: number } = {}): DbHandle<DB> {
@@ -83,8 +102,10 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
     },
   });
   watchConnections(pool, logger);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, close: once(() => db.destroy()) };
+  const errors = countingErrors();
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: errors.log });
+  const stats: DbStats = { pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }), queryErrors: errors.count };
+  return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, stats, close: once(() => db.destroy()) };
 }
 
 /**

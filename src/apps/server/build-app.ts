@@ -41,6 +41,10 @@ import { historyRoutes } from '../../modules/history/history.routes.js';
 import { scriptRoutes } from '../../modules/scripts/scripts.routes.js';
 import { ScriptService } from '../../modules/scripts/scripts.service.js';
 import { BulkRunner } from '../../modules/bulk/bulk-runner.js';
+import { gaugeSources } from '../../modules/prometheus/gauge-sources.js';
+import { instrumentCommander } from '../../modules/prometheus/instrumented-commander.js';
+import { countResponses, prometheusRoutes } from '../../modules/prometheus/metrics.routes.js';
+import { ServerMetrics } from '../../modules/prometheus/server-metrics.js';
 import { bulkRoutes } from '../../modules/bulk/bulk.routes.js';
 import { BulkService } from '../../modules/bulk/bulk.service.js';
 import { terminalRoutes } from '../../modules/terminal/terminal.routes.js';
@@ -167,7 +171,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
         recordConnection: (id, type, at) => agents.recordConnection(id, type, at).catch((err: unknown) => deps.logger.warn({ err, agentId: id }, 'could not record a connection event')),
       })
     : undefined;
-  const commander = cluster?.commander ?? hub;
+  const serverMetrics = new ServerMetrics();
+  const commander = instrumentCommander(cluster?.commander ?? hub, serverMetrics);
+  serverMetrics.observe(gaugeSources({ db: deps.db.db, stats: deps.db.stats, clock, hub, tunnels }));
+  countResponses(app, serverMetrics, API_PREFIX);
   const remoteTunnels = cluster?.tunnels(
     tunnels,
     () => deps.config.cluster!.internalUrl ?? internalUrlOf(app.server.address(), deps.config.host, deps.config.cluster!.advertiseAddress),
@@ -182,6 +189,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     settings: core.settings,
     allowLoopback: deps.config.webhookAllowLoopback,
     publicUrl: deps.config.publicUrl,
+    notificationOutcome: (delivered) => serverMetrics.notificationDeliveries.inc({ outcome: delivered ? 'delivered' : 'failed' }),
   });
   if (cluster) {
     alerting.routeThresholds(cluster.routeThresholds(alerting.thresholds));
@@ -192,7 +200,12 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const bulk = new BulkService(deps.db.db, clock, agents, commander);
   const bulkRunner = new BulkRunner(deps.db.db, clock, deps.logger, deps.config.cluster?.instanceId ?? `${os.hostname()}:${process.pid}`, { commander, history, scripts });
   bulk.wake = () => bulkRunner.wake();
-  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, scripts, bulk, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => alerting.taskOutcomes.finished(run) });
+  const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, scripts, bulk, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => {
+      serverMetrics.taskRuns.inc({ status: run.status });
+      alerting.taskOutcomes.finished(run);
+    },
+    webhookOutcome: (delivered) => serverMetrics.webhookDeliveries.inc({ outcome: delivered ? 'delivered' : 'failed' }),
+  });
   app.addHook('onClose', async () => {
     // Runs in progress are left to the next start's recovery; their agent commands fail as the hub stops.
     await tasks.scheduler.stop();
@@ -254,6 +267,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings, clock);
 
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
+  await app.register(prometheusRoutes, { metrics: serverMetrics, token: deps.config.metricsToken });
   await app.register(
     async (api) => {
       await api.register(authRoutes, { auth });

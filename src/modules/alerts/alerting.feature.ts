@@ -34,6 +34,8 @@ export interface AlertingDeps {
   settings: SettingsService;
   allowLoopback: boolean;
   publicUrl: string | undefined;
+  /** Told whether each notification try was delivered (Prometheus). */
+  notificationOutcome?: (delivered: boolean) => void;
 }
 
 export interface AlertingFeature {
@@ -57,7 +59,13 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
   const { db, clock, logger } = deps;
   const channels = new ChannelService({ db, box: deps.box, clock, logger, allowLoopback: deps.allowLoopback, webhookSecret: () => deps.settings.secret('webhook_secret') });
   const windows = new MaintenanceWindowService(db, clock);
-  const dispatcher = new OutboxDispatcher(db, clock, logger, channels);
+  const dispatcher = new OutboxDispatcher(db, clock, logger, {
+    deliver: async (channelId, message, signal) => {
+      const outcome = await channels.deliver(channelId, message, signal);
+      deps.notificationOutcome?.(outcome.delivered);
+      return outcome;
+    },
+  });
   // The engine tells the threshold evaluator about alerts resolved by hand; the evaluator needs the engine.
   // Everything for the evaluator goes through `sink`: the evaluator itself, or in cluster mode the route
   // to the leader's (routeThresholds).

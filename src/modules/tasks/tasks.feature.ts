@@ -32,6 +32,8 @@ export interface TaskFeatureDeps {
   allowLoopback: boolean;
   /** Told about every closed run (alert rules on task outcomes). */
   runFinished?: (run: FinishedRun) => void;
+  /** Told whether each webhook was delivered (Prometheus). */
+  webhookOutcome?: (delivered: boolean) => void;
 }
 
 export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService; scheduler: TaskScheduler } {
@@ -42,7 +44,11 @@ export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService
     logger: deps.logger,
   });
   const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, { history: deps.history, scripts: deps.scripts, agents: deps.agents, bulk: deps.bulk }, {
-    deliver: async (url, payload, signal) => ({ ...(await webhooks.deliver(url, payload, { signal })) }),
+    deliver: async (url, payload, signal) => {
+      const outcome = await webhooks.deliver(url, payload, { signal });
+      deps.webhookOutcome?.(outcome.delivered);
+      return { ...outcome };
+    },
   }, deps.runFinished);
   const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);
   const service = new TaskService(deps.db, {

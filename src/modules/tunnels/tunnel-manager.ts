@@ -63,6 +63,8 @@ export class TunnelManager {
   readonly #cuts: LogThrottle;
   /** Refused connections are logged once per tunnel and minute, with a count: a port scan must not flood the log. */
   readonly #refusals: LogThrottle;
+  /** Bytes of the tunnels closed so far (Prometheus counts every byte relayed since the start). */
+  readonly #closedTraffic = { bytesIn: 0, bytesOut: 0 };
   /** Told of every tunnel opened (`true`) and closed: in cluster mode, the instance answers for its tunnels on the bus. */
   onTunnelChange: (tunnel: Tunnel, open: boolean) => void = () => undefined;
 
@@ -172,6 +174,18 @@ export class TunnelManager {
     return { bytesIn: tunnel.traffic.bytesIn, bytesOut: tunnel.traffic.bytesOut, buffered, held };
   }
 
+  /** Open tunnels and their sessions, and the bytes relayed since the start (closed tunnels included). */
+  totals(): { open: number; sessions: number; bytesIn: number; bytesOut: number } {
+    let sessions = 0;
+    let { bytesIn, bytesOut } = this.#closedTraffic;
+    for (const t of this.#tunnels.values()) {
+      sessions += t.sessions.size;
+      bytesIn += t.traffic.bytesIn;
+      bytesOut += t.traffic.bytesOut;
+    }
+    return { open: this.#tunnels.size, sessions, bytesIn, bytesOut };
+  }
+
   /** Starts a session for a client connection (on the proxy port, or a WebSocket of the proxy route). */
   accept(tunnel: Tunnel, client: ClientEnd): void {
     if (!this.#tunnels.has(tunnel.id)) {
@@ -261,6 +275,8 @@ export class TunnelManager {
 
   async #close(tunnel: Tunnel): Promise<void> {
     if (!this.#tunnels.delete(tunnel.id)) return;
+    this.#closedTraffic.bytesIn += tunnel.traffic.bytesIn;
+    this.#closedTraffic.bytesOut += tunnel.traffic.bytesOut;
     this.onTunnelChange(tunnel, false);
     for (const session of [...tunnel.sessions.values()]) session.close('tunnel');
     await new Promise<void>((resolve) => tunnel.server.close(() => resolve()));
