@@ -18,7 +18,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   logger.info({ applied: migration.applied }, `migrations: ${migration.applied.length} applied`);
   if (!config.callstatus.adminToken) logger.warn('CALLSTATUS_ADMIN_TOKEN is not set: the admin API is disabled (users, devices and colors cannot be managed)');
 
-  const app = await buildCallstatusApp({ db, logger, adminToken: config.callstatus.adminToken });
+  const app = await buildCallstatusApp({ db, logger, adminToken: config.callstatus.adminToken, metricsToken: config.metricsToken });
   await app.listen({ port: config.callstatus.port, host: config.host });
 
   exitGracefullyOnSignals(app, db, logger);

@@ -21,6 +21,8 @@ import { callAnswerForUnroutable, publicRoutes } from './public.routes.js';
 import { Lights } from './lights.js';
 import type { CallstatusDatabase } from './schema.js';
 import { WledClient } from './wled-client.js';
+import { CallstatusMetrics } from './callstatus-metrics.js';
+import { prometheusRoutes } from '../../modules/prometheus/prometheus.routes.js';
 
 export interface CallstatusDeps {
   db: DbHandle<CallstatusDatabase>;
@@ -29,6 +31,8 @@ export interface CallstatusDeps {
   adminToken: string | undefined;
   clock?: Clock;
   wled?: WledClient;
+  /** Bearer token of GET /metrics; unset: only clients on this machine (not through a proxy). */
+  metricsToken?: string | undefined;
 }
 
 export const CALLSTATUS_OPENAPI_PATH = '/api/openapi.json';
@@ -64,8 +68,10 @@ export async function buildCallstatusApp(deps: CallstatusDeps): Promise<FastifyI
   app.get(CALLSTATUS_OPENAPI_PATH, { schema: { summary: 'This OpenAPI 3 document', response: { 200: z.record(z.string(), z.unknown()) } } }, async () => app.swagger() as unknown as Record<string, unknown>);
 
   const clock = deps.clock ?? systemClock;
-  const lights = new Lights(deps.db.db, deps.wled ?? new WledClient(), clock, deps.logger);
-  await app.register(publicRoutes, { calls: new CallEvents(deps.db.db, lights, clock), attendance: new AttendanceService(deps.db.db, clock) });
+  const metrics = new CallstatusMetrics();
+  const lights = new Lights(deps.db.db, deps.wled ?? new WledClient(), clock, deps.logger, metrics);
+  await app.register(prometheusRoutes, { registry: metrics.registry, token: deps.metricsToken });
+  await app.register(publicRoutes, { calls: new CallEvents(deps.db.db, lights, clock, metrics), attendance: new AttendanceService(deps.db.db, clock) });
   await app.register(adminRoutes, { db: deps.db.db, adminToken: deps.adminToken, prefix: '/api/admin' });
   return app;
 }

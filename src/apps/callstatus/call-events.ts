@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../../platform/clock.js';
 import type { Lights } from './lights.js';
 import type { CallstatusDatabase } from './schema.js';
+import { callOutcomeLabel, type CallstatusMetrics } from './callstatus-metrics.js';
 
 const PRESENT = new Set(['anwesend', 'homeoffice']);
 /** Light requests time out after 3 s; a queued one may take longer, and then finishes in the background. */
@@ -24,9 +25,17 @@ export class CallEvents {
     private readonly db: Kysely<CallstatusDatabase>,
     private readonly lights: Lights,
     private readonly clock: Clock,
+    private readonly metrics?: CallstatusMetrics,
   ) {}
 
+  /** The answer to a call event; counted by event and outcome. */
   async handle(extension: string, event: CallEvent): Promise<string> {
+    const answer = await this.#answer(extension, event);
+    this.metrics?.calls.inc({ event, outcome: callOutcomeLabel(answer) });
+    return answer;
+  }
+
+  async #answer(extension: string, event: CallEvent): Promise<string> {
     // No stored extension holds a NUL (the admin API refuses it), and PostgreSQL cannot compare one.
     if (extension.includes('\u0000')) return unknownExtension(extension);
     // The active user with an assignment for the extension (the first one, should several share it).

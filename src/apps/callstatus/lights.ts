@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
+import { lightResultLabel, type CallstatusMetrics } from './callstatus-metrics.js';
 import type { CallstatusDatabase } from './schema.js';
 import type { WledClient } from './wled-client.js';
 
@@ -21,6 +22,7 @@ export class Lights {
     private readonly wled: WledClient,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly metrics?: CallstatusMetrics,
   ) {}
 
   /** Sends `status`'s color to every segment assigned to the user; resolves once all are logged. */
@@ -38,7 +40,10 @@ export class Lights {
     const color = rule ?? DEFAULT_COLOR;
     await Promise.all(
       targets.map(async (target) => {
+        const end = this.metrics?.lightSeconds.startTimer();
         const sent = await this.wled.set({ hostname: target.hostname, segment: target.segment, rgb: [color.r, color.g, color.b], effect: color.effect });
+        end?.();
+        this.metrics?.lights.inc({ result: lightResultLabel(sent.result) });
         await this.db
           .insertInto('callstatus_activity')
           .values({

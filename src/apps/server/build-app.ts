@@ -43,7 +43,7 @@ import { ScriptService } from '../../modules/scripts/scripts.service.js';
 import { BulkRunner } from '../../modules/bulk/bulk-runner.js';
 import { gaugeSources } from '../../modules/prometheus/gauge-sources.js';
 import { instrumentCommander } from '../../modules/prometheus/instrumented-commander.js';
-import { countResponses, prometheusRoutes } from '../../modules/prometheus/metrics.routes.js';
+import { countResponses, prometheusRoutes } from '../../modules/prometheus/prometheus.routes.js';
 import { ServerMetrics } from '../../modules/prometheus/server-metrics.js';
 import { bulkRoutes } from '../../modules/bulk/bulk.routes.js';
 import { BulkService } from '../../modules/bulk/bulk.service.js';
@@ -267,7 +267,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const updates = new UpdateFlags(deps.db.db, agents, firmware, core.settings, clock);
 
   await app.register(healthRoutes, { health: new HealthService(deps.db.db, deps.db.dialect) });
-  await app.register(prometheusRoutes, { metrics: serverMetrics, token: deps.config.metricsToken });
+  await app.register(prometheusRoutes, { registry: serverMetrics.registry, token: deps.config.metricsToken });
   await app.register(
     async (api) => {
       await api.register(authRoutes, { auth });

@@ -1,10 +1,11 @@
-// GET /metrics in Prometheus's text format (issue 34), never public by default: with METRICS_TOKEN it
+// GET /metrics in Prometheus's text format (issue 34), for both apps, never public by default: with METRICS_TOKEN it
 // takes that bearer token; without, it answers only clients on this machine that did not come through a
 // proxy (a reverse proxy on the same host would otherwise make every visitor "local").
 // countResponses adds the hook that counts heartbeats (and times them) and refused sign-ins.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.js';
 import type { ServerMetrics } from './server-metrics.js';
@@ -17,14 +18,15 @@ function sameToken(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export const prometheusRoutes: FastifyPluginAsyncZod<{ metrics: ServerMetrics; token: string | undefined }> = async (app, { metrics, token }) => {
+/** GET /metrics of a registry: the RMM server's, or the call-status service's. */
+export const prometheusRoutes: FastifyPluginAsyncZod<{ registry: Registry; token: string | undefined }> = async (app, { registry, token }) => {
   app.get(
     '/metrics',
     {
       // Guarded here rather than by the API's keys: Prometheus scrapes with a bearer token of its own.
       config: { access: 'public' },
       schema: {
-        summary: 'Prometheus metrics of this server instance',
+        summary: 'Prometheus metrics of this service instance',
         description:
           'The Prometheus text exposition format. With METRICS_TOKEN set: `Authorization: Bearer <METRICS_TOKEN>` (else 401). ' +
           'Unset: only clients on this machine that did not come through a proxy (no X-Forwarded-For or Forwarded header), else 403.',
@@ -44,7 +46,7 @@ export const prometheusRoutes: FastifyPluginAsyncZod<{ metrics: ServerMetrics; t
           throw new AppError('FORBIDDEN', 'GET /metrics answers only this machine; set METRICS_TOKEN to scrape it from elsewhere');
         }
       }
-      return reply.type(metrics.registry.contentType).header('cache-control', 'no-store').send(await metrics.registry.metrics());
+      return reply.type(registry.contentType).header('cache-control', 'no-store').send(await registry.metrics());
     },
   );
 };
