@@ -8,6 +8,7 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBodySchema } from './error-body.js';
+import { operationOf, TAGS } from './operations.js';
 import { declareAccessForPluginRoutes, type RouteAccess } from './route-access.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -62,16 +63,49 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: errorBodySchema } },
 });
 
+/** A WebSocket route's success: the upgrade. */
+const SWITCHING_PROTOCOLS = { 101: z.null().describe('Switching Protocols: the connection becomes a WebSocket') };
+
 function documentErrorsAndAccess(args: TransformArgs) {
   const { schema, route } = args;
   if (!schema || schema.hide) return jsonSchemaTransform(args);
+  const [operationId, description] = operationOf(String(route.method), route.url) ?? [];
+  const websocket = (route as { websocket?: boolean }).websocket === true;
   const withErrors = {
     ...schema,
-    response: { ...(schema.response as object | undefined), '4xx': errorResponse('Client error'), '5xx': errorResponse('Server error') },
+    ...(operationId ? { operationId } : {}),
+    ...(schema.description === undefined && description ? { description } : {}),
+    response: {
+      ...(websocket ? SWITCHING_PROTOCOLS : {}),
+      ...(schema.response as object | undefined),
+      '4xx': errorResponse('Client error'),
+      '5xx': errorResponse('Server error'),
+    },
     security: SECURITY_BY_ACCESS[route.config?.access ?? 'public'],
     'x-access': route.config?.access,
   };
   return jsonSchemaTransform({ ...args, schema: withErrors });
+}
+
+/**
+ * The zod provider registers an input variant (`…Input`) of every named schema; those no operation
+ * refers to are dropped, so the document lists only components in use.
+ */
+function withoutUnusedInputs(args: Parameters<typeof jsonSchemaTransformObject>[0]): ReturnType<typeof jsonSchemaTransformObject> {
+  const document = jsonSchemaTransformObject(args);
+  const schemas = (document as { components?: { schemas?: Record<string, unknown> } }).components?.schemas;
+  if (!schemas) return document;
+  for (let removed = true; removed; ) {
+    removed = false;
+    const text = JSON.stringify(document);
+    for (const name of Object.keys(schemas)) {
+      if (name.endsWith('Input') && !text.includes(`"#/components/schemas/${name}"`)) {
+        delete schemas[name];
+        removed = true;
+      }
+    }
+  }
+  return document;
 }
 
 export const openApiPlugin = fp(
@@ -79,7 +113,10 @@ export const openApiPlugin = fp(
     const options: SwaggerOptions = {
       openapi: {
         openapi: '3.0.3',
-        info: { title: 'RMM backend API', version: opts.version, description: DESCRIPTION },
+        info: { title: 'RMM backend API', version: opts.version, description: DESCRIPTION, contact: { name: 'The operators of this server' } },
+        // Relative: the document is served by the server it describes.
+        servers: [{ url: '/', description: 'This server' }],
+        tags: [...TAGS],
         components: {
           securitySchemes: {
             apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
@@ -91,7 +128,7 @@ export const openApiPlugin = fp(
         security: [{ apiKey: [] }, { bearer: [] }],
       },
       transform: documentErrorsAndAccess,
-      transformObject: jsonSchemaTransformObject,
+      transformObject: withoutUnusedInputs,
     };
     await app.register(swagger, options);
 

@@ -122,7 +122,12 @@ export const agentRoutes: FastifyPluginAsyncZod<{ agents: AgentService }> = asyn
     '/agents/:id/system',
     {
       config: { access: 'read' },
-      schema: { summary: 'The latest heartbeat body exactly as the agent sent it (null before the first)', tags, params: agentParams },
+      schema: {
+        summary: 'The latest heartbeat body exactly as the agent sent it (null before the first)',
+        tags,
+        params: agentParams,
+        response: { 200: { description: 'The heartbeat body as sent (any JSON object), or null', content: { 'application/json': { schema: z.unknown() } } } },
+      },
     },
     async (request, reply) => {
       const system = await agents.systemText(callerOf(request), request.params.id);

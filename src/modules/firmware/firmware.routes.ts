@@ -119,6 +119,11 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
           'Streamed, with `x-firmware-version`, `x-firmware-sha256`, `content-length`, `etag` (the quoted SHA-256) and, when it was uploaded with one, `x-firmware-signature`. `If-None-Match` with that ETag → 304.',
         tags,
         querystring: z.object({ platform: platformSchema, version: versionSchema.optional() }),
+        response: {
+          // unknown, not string: the handler sends a stream, which Fastify passes through unserialised.
+          200: { description: 'The binary', content: { 'application/octet-stream': { schema: z.unknown().meta({ type: 'string', format: 'binary' }) } } },
+          304: z.null().describe('Not modified: If-None-Match named this binary'),
+        },
       },
     },
     async (request, reply) => {
@@ -128,7 +133,7 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
       if (found.signature !== null) reply.header('x-firmware-signature', found.signature);
       if (matchesEtag(request.headers['if-none-match'], etag)) {
         stream.destroy();
-        return reply.code(304).send();
+        return reply.code(304).send(null);
       }
       return reply
         .type('application/octet-stream')
