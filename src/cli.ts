@@ -2,6 +2,7 @@
 // the same configuration as the server. With the embedded database held by a running server, admin
 // commands are handed to that server through its admin socket.
 import { ADMIN_COMMANDS, findAdminCommand, runAdminCommand, type AdminRequest } from './admin/commands.js';
+import { backup, readPassphrase, restore } from './admin/backup/backup.js';
 import { adminSocketPath, sendAdminRequest } from './admin/admin-socket.js';
 import { FIRMWARE_SIGN_USAGE, runFirmwareSign } from './admin/firmware-sign.js';
 import { createCoreServices } from './apps/server/services.js';
@@ -23,6 +24,8 @@ function usage(): string {
     ['version', 'print the product version'],
     [TUNNEL_CONNECT_USAGE, 'expose a tunnel as a local port (see tunnel connect --help)'],
     [FIRMWARE_SIGN_USAGE, 'sign firmware offline with an Ed25519 key (see firmware sign --help)'],
+    ['backup --out FILE [--passphrase-stdin]', 'write the database, DATA_DIR/blobs and the secrets into one file (embedded database: stop the server first)'],
+    ['restore FILE [--force] [--passphrase-stdin]', 'restore a backup onto an empty DATA_DIR or database (--force replaces what is there)'],
     ...Object.values(ADMIN_COMMANDS).map((c) => [c.usage, c.summary]),
   ];
   const width = Math.max(...lines.map(([u]) => u!.length));
@@ -84,6 +87,39 @@ async function admin(config: Config, request: AdminRequest): Promise<number> {
   }
 }
 
+async function backupCommand(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const flags = new Set(rest.filter((a) => a.startsWith('--')));
+  const outAt = rest.indexOf('--out');
+  const file = name === 'backup' ? (outAt >= 0 ? rest[outAt + 1] : undefined) : rest.find((a) => !a.startsWith('--'));
+  const known = name === 'backup' ? ['--out', '--passphrase-stdin'] : ['--force', '--passphrase-stdin'];
+  const unknown = [...flags].filter((f) => !known.includes(f));
+  if (!file || unknown.length > 0) {
+    console.error(`${unknown.length ? `unknown option ${unknown.join(', ')}; ` : ''}usage: npm run cli -- ${name === 'backup' ? 'backup --out FILE [--passphrase-stdin]' : 'restore FILE [--force] [--passphrase-stdin]'}`);
+    return 2;
+  }
+  const warn = (line: string) => console.error(line);
+  try {
+    const config = loadConfig();
+    const passphrase = flags.has('--passphrase-stdin') ? await readPassphrase() : undefined;
+    if (name === 'backup') {
+      const made = await backup(config, file, passphrase, warn);
+      out(`backup written to ${file}: ${made.database} database, ${made.blobs} stored file(s), secrets ${made.secrets}`);
+    } else {
+      const restored = await restore(config, file, { force: flags.has('--force'), passphrase }, warn);
+      out(`restored a ${restored.database} backup of ${restored.created_at} (product ${restored.product_version}); the server migrates it forward when it starts`);
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof DataDirInUseError) {
+      console.error(`the server (process ${err.pid}) holds the embedded database: stop it first`);
+      return 1;
+    }
+    console.error(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name] = argv;
   if (!name || name === 'help' || name === '--help') {
@@ -98,6 +134,7 @@ async function main(argv: string[]): Promise<number> {
   if (name === 'tunnel' && argv[1] === 'connect') return runTunnelConnect(argv.slice(2), process.env, out);
   // Offline signing: no configuration, no database.
   if (name === 'firmware' && argv[1] === 'sign') return runFirmwareSign(argv.slice(2), out);
+  if (name === 'backup' || name === 'restore') return backupCommand(argv);
   if (name !== 'migrate' && !findAdminCommand(argv.filter((a) => a !== '--password-stdin'))) {
     console.error(`unknown command: ${argv.join(' ')}\n\n${usage()}`);
     return 2;
