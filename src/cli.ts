@@ -24,7 +24,7 @@ function usage(): string {
     ['version', 'print the product version'],
     [TUNNEL_CONNECT_USAGE, 'expose a tunnel as a local port (see tunnel connect --help)'],
     [FIRMWARE_SIGN_USAGE, 'sign firmware offline with an Ed25519 key (see firmware sign --help)'],
-    ['backup --out FILE [--passphrase-stdin]', 'write the database, DATA_DIR/blobs and the secrets into one file (embedded database: stop the server first)'],
+    ['backup --out FILE [--passphrase-stdin] [--logical]', 'write the database, DATA_DIR/blobs and the secrets into one file (embedded database: stop the server first; --logical: PostgreSQL without pg_dump)'],
     ['restore FILE [--force] [--passphrase-stdin]', 'restore a backup onto an empty DATA_DIR or database (--force replaces what is there)'],
     ...Object.values(ADMIN_COMMANDS).map((c) => [c.usage, c.summary]),
   ];
@@ -92,10 +92,10 @@ async function backupCommand(argv: string[]): Promise<number> {
   const flags = new Set(rest.filter((a) => a.startsWith('--')));
   const outAt = rest.indexOf('--out');
   const file = name === 'backup' ? (outAt >= 0 ? rest[outAt + 1] : undefined) : rest.find((a) => !a.startsWith('--'));
-  const known = name === 'backup' ? ['--out', '--passphrase-stdin'] : ['--force', '--passphrase-stdin'];
+  const known = name === 'backup' ? ['--out', '--passphrase-stdin', '--logical'] : ['--force', '--passphrase-stdin'];
   const unknown = [...flags].filter((f) => !known.includes(f));
   if (!file || unknown.length > 0) {
-    console.error(`${unknown.length ? `unknown option ${unknown.join(', ')}; ` : ''}usage: npm run cli -- ${name === 'backup' ? 'backup --out FILE [--passphrase-stdin]' : 'restore FILE [--force] [--passphrase-stdin]'}`);
+    console.error(`${unknown.length ? `unknown option ${unknown.join(', ')}; ` : ''}usage: npm run cli -- ${name === 'backup' ? 'backup --out FILE [--passphrase-stdin] [--logical]' : 'restore FILE [--force] [--passphrase-stdin]'}`);
     return 2;
   }
   const warn = (line: string) => console.error(line);
@@ -103,7 +103,7 @@ async function backupCommand(argv: string[]): Promise<number> {
     const config = loadConfig();
     const passphrase = flags.has('--passphrase-stdin') ? await readPassphrase() : undefined;
     if (name === 'backup') {
-      const made = await backup(config, file, passphrase, warn);
+      const made = await backup(config, file, { passphrase, logical: flags.has('--logical') }, warn);
       out(`backup written to ${file}: ${made.database} database, ${made.blobs} stored file(s), secrets ${made.secrets}`);
     } else {
       const restored = await restore(config, file, { force: flags.has('--force'), passphrase }, warn);

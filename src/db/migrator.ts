@@ -56,6 +56,19 @@ export async function migrateToLatest(handle: DbHandle<any>, set: MigrationSet =
   return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName), timescale };
 }
 
+/** Applies the migrations up to and including `name` (restoring rows written under it), no further. */
+export async function migrateTo(handle: DbHandle, name: string): Promise<void> {
+  const timescale = handle.dialect === 'postgres' && (await timescaleUsable(handle.db));
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: new ListedMigrations(RMM_MIGRATIONS.list, { dialect: handle.dialect, timescale }),
+    migrationTableName: RMM_MIGRATIONS.tableName,
+    migrationLockTableName: RMM_MIGRATIONS.lockTableName,
+  });
+  const { error, results = [] } = await migrator.migrateTo(name);
+  if (error) throw new Error(`migration ${results.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'} failed: ${String(error)}`, { cause: error });
+}
+
 /**
  * TimescaleDB is usable when the extension is already installed in this database, or when it is
  * available and preloaded (CREATE EXTENSION fails without shared_preload_libraries).

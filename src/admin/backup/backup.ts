@@ -1,5 +1,6 @@
 // `rmm backup --out FILE` and `rmm restore FILE` (issue 34): one ZIP file with the database (PGlite: its
-// data directory dump; PostgreSQL: pg_dump's custom format), DATA_DIR/blobs (firmware and installer
+// data directory dump; PostgreSQL: pg_dump's custom format, or without pg_dump the CLI's own COPY dump of
+// the RMM tables), DATA_DIR/blobs (firmware and installer
 // files) and the server's secrets (in clear with a warning, or sealed with a passphrase). A restore goes
 // only onto an empty place unless --force; the server it starts migrates forward from an older backup.
 import { execFile } from 'node:child_process';
@@ -18,11 +19,13 @@ import type { Config } from '../../config/env.js';
 import { acquireDataDirLock } from '../../db/data-dir-lock.js';
 import { productVersion } from '../../platform/version.js';
 import { currentSecrets, open, seal, type BackupSecrets } from './backup-secrets.js';
+import { dumpLogical, restoreLogical, type LogicalManifest } from './logical-dump.js';
 
 const run = promisify(execFile);
 const FORMAT = 'rmm-backup';
 const PG_DUMP_ENTRY = 'database/postgres.dump';
 const PGLITE_ENTRY = 'database/pglite.tar.gz';
+const LOGICAL_ENTRY = 'database/logical.json';
 
 export interface Manifest {
   format: typeof FORMAT;
@@ -32,20 +35,40 @@ export interface Manifest {
   database: 'postgres' | 'pglite';
   blobs: number;
   secrets: 'clear' | 'sealed';
+  /** PostgreSQL only: pg_dump's custom format, or the CLI's own COPY dump (no pg_dump installed, or --logical). */
+  postgres_format?: 'pg_dump' | 'logical';
 }
 
 const blobDir = (config: Config) => path.join(config.dataDir, 'blobs');
 
 /** Writes the backup; returns what it holds. `passphrase` seals the secrets; without, they are in clear. */
-export async function backup(config: Config, outFile: string, passphrase: string | undefined, warn: (line: string) => void): Promise<Manifest> {
+export async function backup(config: Config, outFile: string, options: { passphrase: string | undefined; logical: boolean }, warn: (line: string) => void): Promise<Manifest> {
+  const { passphrase } = options;
   const zip = new yazl.ZipFile();
+  // Written as entries come: a table's rows stream from PostgreSQL straight into the file.
+  const written = pipeline(zip.outputStream, createWriteStream(outFile, { mode: 0o600 }));
   const work = await mkdtemp(path.join(os.tmpdir(), 'rmm-backup-'));
   try {
     const database = config.databaseUrl ? 'postgres' : 'pglite';
+    let postgresFormat: Manifest['postgres_format'];
     if (config.databaseUrl) {
       const dump = path.join(work, 'postgres.dump');
-      await pgTool('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', `--file=${dump}`, `--dbname=${config.databaseUrl}`]);
-      zip.addFile(dump, PG_DUMP_ENTRY);
+      postgresFormat = options.logical ? 'logical' : await pgTool('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', `--file=${dump}`, `--dbname=${config.databaseUrl}`]).then(
+        () => 'pg_dump' as const,
+        (err: unknown) => {
+          if (!(err instanceof MissingTool)) throw err;
+          warn('pg_dump is not installed: the backup uses the CLI\'s own dump of the RMM tables (COPY)');
+          return 'logical' as const;
+        },
+      );
+      if (postgresFormat === 'pg_dump') zip.addFile(dump, PG_DUMP_ENTRY);
+      else {
+        const logical = await dumpLogical(config.databaseUrl, (entry, rows) => new Promise<void>((resolve, reject) => {
+          rows.once('end', resolve).once('error', reject);
+          zip.addReadStream(rows, entry);
+        }));
+        zip.addBuffer(Buffer.from(JSON.stringify(logical)), LOGICAL_ENTRY);
+      }
     } else {
       zip.addBuffer(await dumpPglite(config), PGLITE_ENTRY);
     }
@@ -58,11 +81,25 @@ export async function backup(config: Config, outFile: string, passphrase: string
       warn("warning: the backup holds the server's encryption key and JWT secret in clear: keep it as safe as the database, or give a passphrase (--passphrase-stdin)");
       zip.addBuffer(Buffer.from(JSON.stringify(secrets)), 'secrets.json');
     }
-    const manifest: Manifest = { format: FORMAT, version: 1, product_version: productVersion(), created_at: new Date().toISOString(), database, blobs: files.length, secrets: passphrase ? 'sealed' : 'clear' };
+    const manifest: Manifest = {
+      format: FORMAT,
+      version: 1,
+      product_version: productVersion(),
+      created_at: new Date().toISOString(),
+      database,
+      blobs: files.length,
+      secrets: passphrase ? 'sealed' : 'clear',
+      ...(postgresFormat ? { postgres_format: postgresFormat } : {}),
+    };
     zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), 'manifest.json');
     zip.end();
-    await pipeline(zip.outputStream, createWriteStream(outFile, { mode: 0o600 }));
+    await written;
     return manifest;
+  } catch (err) {
+    zip.end();
+    await written.catch(() => undefined);
+    await rm(outFile, { force: true });
+    throw err;
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -77,7 +114,7 @@ export async function restore(config: Config, file: string, options: { force: bo
   if (manifest.database !== target) throw new Error(`the backup holds a ${manifest.database} database; this configuration uses ${target} (set or unset DATABASE_URL)`);
   const secrets = readSecrets(entries, options.passphrase);
 
-  if (config.databaseUrl) await restorePostgres(config.databaseUrl, entries.get(PG_DUMP_ENTRY)!, options.force);
+  if (config.databaseUrl) await restorePostgres(config.databaseUrl, entries, options.force);
   else await restorePglite(config, entries.get(PGLITE_ENTRY)!, options.force);
 
   await mkdir(blobDir(config), { recursive: true, mode: 0o700 });
@@ -117,15 +154,23 @@ async function restorePglite(config: Config, dump: Buffer, force: boolean): Prom
   }
 }
 
-async function restorePostgres(url: string, dump: Buffer, force: boolean): Promise<void> {
+async function restorePostgres(url: string, entries: Map<string, Buffer>, force: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>("select count(*) as n from information_schema.tables where table_schema = 'public'");
     if (Number(rows[0]?.n ?? 0) > 0 && !force) throw new Error('the database already holds tables: restore into an empty database, or give --force to replace them');
+    // The CLI's own dump loads into an empty schema only: --force empties it first.
+    if (entries.has(LOGICAL_ENTRY) && force) await client.query('drop schema public cascade; create schema public');
   } finally {
     await client.end();
   }
+  const logical = entries.get(LOGICAL_ENTRY);
+  if (logical) {
+    await restoreLogical(url, JSON.parse(logical.toString('utf8')) as LogicalManifest, (table) => entries.get(`database/tables/${table}.copy`));
+    return;
+  }
+  const dump = entries.get(PG_DUMP_ENTRY)!;
   const work = await mkdtemp(path.join(os.tmpdir(), 'rmm-restore-'));
   try {
     const file = path.join(work, 'postgres.dump');
@@ -163,7 +208,7 @@ async function readEntries(file: string): Promise<Map<string, Buffer>> {
   try {
     for await (const entry of zip.eachEntry()) {
       // Only the names a backup writes: nothing can land outside DATA_DIR.
-      if (!/^(manifest\.json|secrets(\.sealed)?\.json|database\/(postgres\.dump|pglite\.tar\.gz)|blobs\/[0-9a-f]{64})$/.test(entry.fileName)) continue;
+      if (!/^(manifest\.json|secrets(\.sealed)?\.json|database\/(postgres\.dump|pglite\.tar\.gz|logical\.json|tables\/[a-z0-9_]+\.copy)|blobs\/[0-9a-f]{64})$/.test(entry.fileName)) continue;
       entries.set(entry.fileName, await buffer(await zip.openReadStreamPromise(entry)));
     }
   } finally {
@@ -172,13 +217,15 @@ async function readEntries(file: string): Promise<Map<string, Buffer>> {
   return entries;
 }
 
+class MissingTool extends Error {}
+
 /** Runs pg_dump or pg_restore; a clear error when the PostgreSQL client tools are not installed. */
 async function pgTool(tool: 'pg_dump' | 'pg_restore', args: string[]): Promise<void> {
   try {
     await run(tool, args, { maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error(`${tool} is needed for PostgreSQL backups: install the PostgreSQL client tools (Debian: postgresql-client) of the server's major version`);
+    if (e.code === 'ENOENT') throw new MissingTool(`${tool} is needed for this backup: install the PostgreSQL client tools (Debian: postgresql-client) of the server's major version`);
     throw new Error(`${tool} failed: ${(e.stderr ?? e.message).trim()}`);
   }
 }
