@@ -11,7 +11,7 @@ import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import type { AgentStatus } from '../agents/agent-status.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { actorOf, scopeOf, type Caller } from '../auth/caller.js';
-import { setUpdateRequested } from '../firmware/firmware.repo.js';
+import { requestUpdateOf } from '../firmware/firmware.repo.js';
 import { BULK_PARAMS, type BulkAction } from './bulk-kinds.js';
 import * as repo from './bulk.repo.js';
 
@@ -60,7 +60,7 @@ export class BulkService {
     const now = this.clock.now();
     const waitMs = (input.wait_hours ?? 24) * HOUR_MS;
     const noNeedToWait = input.action === 'request_update';
-    if (noNeedToWait) for (const agent of targets) await setUpdateRequested(this.db, agent.id, true, now);
+    if (noNeedToWait) await requestUpdateOf(this.db, targets.map((a) => a.id), now);
     const connected = new Set(targets.filter((a) => this.commander.isConnected(a.id)).map((a) => a.id));
     const action = {
       action: input.action,

@@ -59,6 +59,12 @@ export async function setUpdateRequested(db: Db, agentId: string, requested: boo
     .execute();
 }
 
+/** Sets the flag of many agents in one statement (a bulk action's request_update). */
+export async function requestUpdateOf(db: Db, agentIds: readonly string[], at: Date): Promise<void> {
+  if (agentIds.length === 0) return;
+  await db.updateTable('agents').set({ update_requested: true, update_requested_at: requestedSince(at) }).where('id', 'in', agentIds).execute();
+}
+
 /**
  * Clears the flag of an agent that runs the latest firmware, unless its updater said it is still checking
  * that firmware (`installing`): the updater clears it once the health window has passed, and a
