@@ -117,7 +117,7 @@ describe('the web console with a live agent', { timeout: PROCESS_TEST_TIMEOUT_MS
   it("runs a command and shows the agent's output", async () => {
     await agentPage('actions');
     await page.getByLabel('Command', { exact: true }).fill('echo console-e2e-$((6 * 7))');
-    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
     await expect.poll(() => page.getByTestId('exec-stdout').textContent(), { timeout: 15_000 }).toContain('console-e2e-42');
     expect(await page.getByTestId('exec-result').textContent()).toContain('Exit code 0');
   });
