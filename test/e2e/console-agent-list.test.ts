@@ -191,6 +191,9 @@ describe('the agents list for technicians', { timeout: PROCESS_TEST_TIMEOUT_MS }
     await page.locator('select[name="move-customer"]').selectOption(String(beta.id));
     await page.getByRole('button', { name: 'Move' }).click();
     await expect.poll(async () => (await api('GET', `/agents/${id}`)).customer_id).toBe(beta.id);
+    // The page has reloaded the agent once Move is disabled again (its choice is the current customer);
+    // choosing before that raced the reload, which then reset the choice.
+    await expect.poll(() => page.getByRole('button', { name: 'Move' }).isDisabled(), { timeout: 15_000 }).toBe(true);
     await page.locator('select[name="move-customer"]').selectOption('');
     await page.getByRole('button', { name: 'Move' }).click();
     await expect.poll(async () => (await api('GET', `/agents/${id}`)).customer_id).toBe(null);
