@@ -11,6 +11,7 @@ import type {
 } from './schema-alerting.js';
 import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
+import type { BulkActionResultsTable, BulkActionsTable, CommandHistoryTable, ScriptsTable } from './schema-workflows.js';
 
 /** A timestamp the database fills in on insert. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -90,7 +91,20 @@ export interface PendingLoginsTable {
 export type Platform = 'freebsd' | 'linux' | 'windows';
 export type AgentEventType = 'online' | 'offline' | 'stale' | 'connected' | 'disconnected';
 
-export interface AgentsTable {
+/** Facts of the latest heartbeat (src/modules/agents/system-facts.ts, migration 0017); null when it did not say. */
+export interface AgentFactColumns {
+  os_name: string | null;
+  os_version: string | null;
+  primary_ip: string | null;
+  uptime_seconds: number | null;
+  /** The highest used percentage of any disk (0..100, one decimal) and that disk's mount. */
+  disk_used_percent: number | null;
+  disk_worst_mount: string | null;
+  pending_updates: number | null;
+  reboot_required: boolean | null;
+}
+
+export interface AgentsTable extends AgentFactColumns {
   id: string;
   name: string;
   hostname: string;
@@ -118,15 +132,6 @@ export interface AgentsTable {
   tags: Generated<string[]>;
   tag_keys: Generated<string[]>;
   note: Generated<string>;
-  /** Facts of the latest heartbeat (src/modules/agents/system-facts.ts); null when it did not say. */
-  os_name: string | null;
-  os_version: string | null;
-  primary_ip: string | null;
-  uptime_seconds: number | null;
-  disk_used_percent: number | null;
-  disk_worst_mount: string | null;
-  pending_updates: number | null;
-  reboot_required: boolean | null;
 }
 
 export type UpdaterState = 'installing' | 'healthy' | 'rolled_back' | 'rollback_failed' | 'refused';
@@ -245,76 +250,6 @@ export interface TaskRunsTable {
   webhook: ColumnType<Record<string, unknown> | null, string | null, string | null>;
 }
 
-export type ScriptShell = 'sh' | 'bash' | 'powershell' | 'cmd';
-
-/** A saved script (migration 0018). */
-export interface ScriptsTable {
-  id: Generated<number>;
-  name: string;
-  description: string;
-  shell: ScriptShell;
-  body: string;
-  parameters: ColumnType<Array<{ name: string; default: string; description: string }>, string, string>;
-  platforms: ColumnType<Platform[], string, string>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-/** One exec, ad hoc or scripted (migration 0018); finished_at null while it runs. */
-export interface CommandHistoryTable {
-  id: Generated<number>;
-  agent_id: string;
-  source: 'exec' | 'script' | 'bulk' | 'task';
-  actor_type: 'user' | 'api_key' | 'system';
-  actor: string;
-  script_id: number | null;
-  script_name: string | null;
-  command: string;
-  timeout_s: number;
-  started_at: Timestamp;
-  finished_at: Timestamp | null;
-  exit_code: number | null;
-  error: string | null;
-  /** gzip of JSON {stdout, stderr}, capped together at 256 KiB before compression. */
-  output: Buffer | null;
-  output_bytes: Generated<number>;
-  output_truncated: Generated<boolean>;
-  output_preview: Generated<string>;
-}
-
-export type BulkResultStatus = 'waiting' | 'running' | 'done' | 'failed' | 'not_connected' | 'cancelled';
-
-/** One action on many agents (migration 0019). */
-export interface BulkActionsTable {
-  id: Generated<number>;
-  action: string;
-  params: ColumnType<Record<string, unknown>, string, string>;
-  target: ColumnType<Record<string, unknown>, string, string>;
-  /** The creator's customer scope: a scoped caller sees only actions made within its own. */
-  scope_customer_id: number | null;
-  actor_type: 'user' | 'api_key' | 'system';
-  actor: string;
-  task_id: number | null;
-  created_at: Timestamp;
-  expires_at: Timestamp;
-}
-
-/** One agent's part of a bulk action (migration 0019). */
-export interface BulkActionResultsTable {
-  id: Generated<number>;
-  bulk_id: number;
-  agent_id: string;
-  agent_name: string;
-  status: BulkResultStatus;
-  result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
-  error: string | null;
-  history_id: number | null;
-  started_at: Timestamp | null;
-  finished_at: Timestamp | null;
-  claimed_by: string | null;
-  lease_until: Timestamp | null;
-}
-
 export type WauAction = 'allow' | 'block';
 
 /** A winget-autoupdate rule of a customer (contract §3); package ids are unique per customer, ignoring case. */
@@ -418,3 +353,4 @@ export type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+export type { BulkActionResultsTable, BulkActionsTable, BulkResultStatus, CommandHistoryTable, ScriptShell, ScriptsTable } from './schema-workflows.js';

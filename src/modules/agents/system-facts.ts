@@ -5,18 +5,9 @@
 // guarded by its type, and a value that is not there is null ("unknown"), never a guess.
 // Migration 0017 holds a frozen copy of this logic to fill the facts of agents seen before it.
 import { isIPv4 } from 'node:net';
+import type { AgentFactColumns } from '../../db/schema.js';
 
-export interface SystemFacts {
-  os_name: string | null;
-  os_version: string | null;
-  primary_ip: string | null;
-  uptime_seconds: number | null;
-  /** The highest used percentage of any disk (0..100, one decimal) and that disk's mount. */
-  disk_used_percent: number | null;
-  disk_worst_mount: string | null;
-  pending_updates: number | null;
-  reboot_required: boolean | null;
-}
+export type SystemFacts = AgentFactColumns;
 
 type Obj = Record<string, unknown>;
 

@@ -19,12 +19,17 @@ export function instrumentCommander<T extends AgentCommander>(commander: T, metr
       end();
     }
   };
-  // Everything else (isConnected, nextConnection, …) is the commander's own, bound to it (its private fields).
+  // Everything else (isConnected, nextConnection, …) is the commander's own, bound to it (its private
+  // fields) once: isConnected is asked for every waiting bulk result on every pass.
+  // Keyed by the function itself: a property set anew is bound anew.
+  const bound = new WeakMap<object, unknown>();
   return new Proxy(commander, {
     get(target, property) {
       if (property === 'request') return request;
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      if (!bound.has(value)) bound.set(value, (value as (...args: unknown[]) => unknown).bind(target));
+      return bound.get(value);
     },
   });
 }
