@@ -91,7 +91,7 @@ async function realServer(db: DbHandle, count: number): Promise<{ p50: number; p
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const services = createCoreServices(db, secrets, systemClock);
-    const actor = { kind: 'user' as const, userId: 0, username: 'bench' };
+    const actor = { kind: 'user' as const, userId: 0, username: 'bench', role: 'admin' as const, customerIds: null };
     const agentKey = (await services.apiKeys.create(actor, { name: 'agent', permissions: 'agent' })).key;
     const writeKey = (await services.apiKeys.create(actor, { name: 'operator', permissions: 'write' })).key;
     const reg = await fetch(`http://${base}/api/v1/agent/register`, { method: 'POST', headers: { 'x-api-key': agentKey, 'content-type': 'application/json' }, body: JSON.stringify({ hostname: 'bench', platform: 'linux' }) });

@@ -107,7 +107,7 @@ async function startTunnel(db: DbHandle, targetPort: number): Promise<TunnelRig>
     await app.listen({ port: 0, host: '127.0.0.1' });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const services = createCoreServices(db, secrets, systemClock);
-    const actor = { kind: 'user' as const, userId: 0, username: 'bench' };
+    const actor = { kind: 'user' as const, userId: 0, username: 'bench', role: 'admin' as const, customerIds: null };
     const agentKey = (await services.apiKeys.create(actor, { name: 'agent', permissions: 'agent' })).key;
     const writeKey = (await services.apiKeys.create(actor, { name: 'operator', permissions: 'write' })).key;
     const started = await startAgentProcess(url, agentKey, writeKey, path.join(agentDir, 'state.json'));

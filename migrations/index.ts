@@ -21,6 +21,7 @@ import scriptsHistory from './0018_scripts_history.js';
 import bulkActions from './0019_bulk_actions.js';
 import consoleDefects from './0020_console_defects.js';
 import taskTargets from './0021_task_targets.js';
+import userRolesSessions from './0022_user_roles_sessions.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -46,4 +47,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0019_bulk_actions', bulkActions],
   ['0020_console_defects', consoleDefects],
   ['0021_task_targets', taskTargets],
+  ['0022_user_roles_sessions', userRolesSessions],
 ];

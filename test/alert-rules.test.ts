@@ -288,7 +288,7 @@ it('calls changed() after every write and beforeDelete(id, caller name) while th
     },
   };
   const rules = new AlertRuleService(s.db.db, clock, hooks);
-  const caller: Caller = { kind: 'user', userId: 1, username: 'admin' };
+  const caller: Caller = { kind: 'user', userId: 1, username: 'admin', role: 'admin', customerIds: null };
   const rule = await rules.create(caller, { name: 'hooked', kind: 'backup_age' });
   await rules.update(caller, rule.id, { name: 'hooked again', kind: 'backup_age' });
   await rules.delete(caller, rule.id);

@@ -184,7 +184,7 @@ describe.skipIf(!onPostgres)('two instances sharing blobs through the database',
     zip.end();
     await installersOn(a).upload('windows', zip.outputStream as Readable);
 
-    const admin = { kind: 'user', userId: 1, username: 'admin' } as const;
+    const admin = { kind: 'user', userId: 1, username: 'admin', role: 'admin', customerIds: null } as const;
     const download = await installersOn(b).download(admin, 'windows');
     const archive = await buffer(download.stream);
     expect(archive.length).toBe(download.size);

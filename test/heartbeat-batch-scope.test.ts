@@ -36,7 +36,7 @@ const heartbeat = (agentId: string, scope: number | null, raw: string): Heartbea
   raw,
   parsed: JSON.parse(raw) as Record<string, unknown>,
   keyHint: null,
-  scope,
+  scope: scope === null ? null : [scope],
   receivedAt: new Date(),
 });
 

@@ -18,7 +18,7 @@ let t: TestApp;
 let admin: Record<string, string>;
 let r: HttpReceiver;
 let service: ChannelService;
-const caller = { kind: 'user' as const, userId: 1, username: 'admin' };
+const caller = { kind: 'user' as const, userId: 1, username: 'admin', role: 'admin' as const, customerIds: null };
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { WEBHOOK_ALLOW_LOOPBACK: 'true' } });

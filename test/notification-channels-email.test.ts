@@ -144,7 +144,7 @@ describe('sending mail', () => {
   it('delivers a grouped message: subject by count, every item in the text, HTML escaped', async () => {
     const clock = new FakeClock('2026-03-01T12:00:00Z');
     const service = new ChannelService({ db: t.db.db, box: new SecretBox(randomBytes(32)), clock, logger: createLogger({ level: 'silent' }), allowLoopback: false, webhookSecret: async () => null });
-    const caller = { kind: 'user' as const, userId: 1, username: 'admin' };
+    const caller = { kind: 'user' as const, userId: 1, username: 'admin', role: 'admin' as const, customerIds: null };
     const channel = await service.create(caller, { type: 'email', name: 'Direct', settings: emailChannel().settings, secrets: { password: PASSWORD } });
     const items: NotificationItem[] = [
       item({ event: 'firing', summary: 'disk_used_percent on / is 93.1 (> 90) since 12:00 UTC', agent: { id: 'a1', name: 'fw-<script>', hostname: 'fw1.example' }, link: 'https://rmm.example/agents/a1' }),

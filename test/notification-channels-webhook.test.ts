@@ -22,7 +22,7 @@ const sign = (key: string, body: string) => `sha256=${createHmac('sha256', key).
 let t: TestApp;
 let admin: Record<string, string>;
 const receivers: HttpReceiver[] = [];
-const caller = { kind: 'user' as const, userId: 1, username: 'admin' };
+const caller = { kind: 'user' as const, userId: 1, username: 'admin', role: 'admin' as const, customerIds: null };
 
 beforeAll(async () => {
   t = await buildTestApp({ env: { WEBHOOK_ALLOW_LOOPBACK: 'true' }, captureLogs: true });

@@ -135,7 +135,7 @@ export async function startAlertingServer(handle: DbHandle, agentIds: readonly s
       });
     });
     const services = createCoreServices(handle, secrets, systemClock);
-    const bench = { kind: 'user' as const, userId: 0, username: 'bench' };
+    const bench = { kind: 'user' as const, userId: 0, username: 'bench', role: 'admin' as const, customerIds: null };
     const agentKey = (await services.apiKeys.create(bench, { name: 'bench agents', permissions: 'agent' })).key;
     const adminKey = (await services.apiKeys.create(bench, { name: 'bench admin', permissions: 'admin' })).key;
     const inject = async (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string>, payload?: object) => {

@@ -73,7 +73,7 @@ export async function startRmmServer(
     }
     const services = createCoreServices(db, secrets, systemClock);
     const { key } = await services.apiKeys.create(
-      { kind: 'user', userId: 0, username: 'bench' },
+      { kind: 'user', userId: 0, username: 'bench', role: 'admin', customerIds: null },
       { name: 'bench', permissions: 'agent' },
     );
     await registerAgents(app, key, agentIds);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { CoreServices } from '../apps/server/services.js';
 import type { Permission } from '../db/schema.js';
-import type { Caller } from '../modules/auth/caller.js';
+import { internalCaller, type Caller } from '../modules/auth/caller.js';
 import { passwordSchema } from '../modules/users/passwords.js';
 import { usernameSchema } from '../modules/users/users.schemas.js';
 import { AppError } from '../platform/errors.js';
@@ -28,7 +28,7 @@ interface AdminCommand {
 }
 
 /** The CLI acts with full rights, as the operator who owns the server's files. */
-const CONSOLE: Caller = { kind: 'user', userId: 0, username: 'console' };
+const CONSOLE: Caller = internalCaller('console');
 const PERMISSIONS: readonly Permission[] = ['agent', 'read', 'write', 'admin'];
 
 class UsageError extends Error {}
@@ -57,7 +57,7 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     async run(args, ctx, request) {
       const username = oneName(args, 'username');
       if (!usernameSchema.safeParse(username).success) throw new UsageError('invalid username');
-      const user = await ctx.services.users.create(username, chosenPassword(request, ctx));
+      const user = await ctx.services.users.create({ username, password: chosenPassword(request, ctx) });
       ctx.out(`created user ${user.username} (id ${user.id})`);
     },
   },

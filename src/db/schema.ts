@@ -34,6 +34,29 @@ export interface UsersTable {
   token_version: Generated<number>;
   created_at: CreatedAt;
   last_login_at: Timestamp | null;
+  /** Migration 0022: the keys' ladder; `agent` is for keys only. */
+  role: Generated<UserRole>;
+  /** False: limited to the customers in user_customers. */
+  all_customers: Generated<boolean>;
+}
+
+export type UserRole = 'read' | 'write' | 'admin';
+
+export interface UserCustomersTable {
+  user_id: number;
+  customer_id: number;
+}
+
+export interface UserSessionsTable {
+  id: string;
+  user_id: number;
+  /** How the session began: password, totp, passkey, sso. */
+  method: string;
+  ip: string;
+  user_agent: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface CustomersTable {
@@ -72,6 +95,8 @@ export interface AuditLogTable {
   ip: string;
   /** The object changed, named for people ("agent demo-3 (Bäckerei …)"); null when none applies. */
   target: string | null;
+  /** Migration 0022: the customer the target belongs to, so callers limited to customers see it. */
+  customer_id: number | null;
 }
 
 export interface LoginFailuresTable {
@@ -299,6 +324,8 @@ export interface AgentAttentionFactsTable {
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
+  user_customers: UserCustomersTable;
+  user_sessions: UserSessionsTable;
   customers: CustomersTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;

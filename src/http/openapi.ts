@@ -30,19 +30,31 @@ When more items follow, the answer carries \`Link: </api/v1/…?…&cursor=…>;
 same request with an opaque \`cursor\`; follow it for the next page. Lists the specification says return
 everything (agents, customers, users, keys, …) still do without \`limit\`.
 
-Each operation's \`x-access\` says who may call it: \`public\` (nobody needs to sign in), \`agent\`
-(agent keys; read keys for GETs; write/admin keys; users), \`read\` (read/write/admin keys, users),
-\`write\` (write/admin keys, users), \`admin\` (admin keys, users), \`user\` (signed-in users only; keys
-get 403), \`session\` (a signed-in user's token only; any key is 401: the web terminal).
+Each operation's \`x-access\` says who may call it. API keys (by permission) and users (by role) climb
+the same ladder, read < write < admin; a read key or read user only ever reads (GET):
+
+| x-access | API keys | users (role) |
+|---|---|---|
+| \`public\` | no credentials needed | no credentials needed |
+| \`agent\` | agent (read: GET only), write, admin | read (GET only), write, admin |
+| \`read\` | read, write, admin | read, write, admin |
+| \`write\` | write, admin | write, admin |
+| \`admin\` | admin | admin |
+| \`settings\` | write, admin | admin |
+| \`user\` | none (403): the user's own account | every role |
+| \`user_admin\` | none (403) | admin with every customer |
+| \`session\` | none (401): the web terminal | admin with every customer |
+
 Missing or invalid credentials are 401, valid ones without the permission 403. After 30 wrong or empty
 API keys from one address (an IPv6 /64; behind a proxy the client's address per TRUST_PROXY) within 5
 minutes, every request with an API key from there is 429 \`TOO_MANY_ATTEMPTS\` with \`Retry-After\` (seconds),
 without the key being checked, until the 5 minutes from its first failure have passed; the agent
 WebSocket gets that 429 before the upgrade. Bearer tokens are not counted and still work from there.
 Each throttled address is logged and audited in summary (action \`auth.api_key_rejected\`, once per 5
-minutes while it goes on). Failed logins: 10 per username in 15 minutes, then 429. A customer-scoped key
-sees only its customer: anything else is 404, and it gets 403 for server-wide resources (users,
-settings, audit log). Every non-GET request by a known caller is recorded in the audit log (method,
+minutes while it goes on). Failed logins: 10 per username in 15 minutes, then 429. A customer-scoped key,
+and a user limited to a set of customers, sees only those customers: anything else is 404, lists and
+the audit log are filtered to them, and server-wide resources (users, settings, the script library) are
+403. Every non-GET request by a known caller is recorded in the audit log (method,
 path without query, status, address; never bodies).`;
 
 const ANY_CREDENTIAL: Array<Record<string, never[]>> = [{ apiKey: [] }, { apiKeyQuery: [] }, { bearer: [] }, { tokenQuery: [] }];
@@ -54,7 +66,9 @@ const SECURITY_BY_ACCESS: Record<RouteAccess, Array<Record<string, never[]>>> = 
   read: ANY_CREDENTIAL,
   write: ANY_CREDENTIAL,
   admin: ANY_CREDENTIAL,
+  settings: ANY_CREDENTIAL,
   user: [{ bearer: [] }, { tokenQuery: [] }],
+  user_admin: [{ bearer: [] }, { tokenQuery: [] }],
   session: [{ bearer: [] }, { tokenQuery: [] }],
 };
 

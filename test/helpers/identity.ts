@@ -1,4 +1,5 @@
 // Signing in and minting credentials in tests, through the real API wherever the API can do it.
+import type { UserRole } from '../../src/db/schema.js';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { PasswordHasher } from '../../src/modules/users/passwords.js';
@@ -12,8 +13,13 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 export const apiKey = (key: string) => ({ 'x-api-key': key });
 
 /** Creates a user directly in the database (the first user has to come from somewhere). */
-export async function seedUser(t: TestApp, username: string, password: string): Promise<number> {
-  const user = await new UserService(t.db.db, new PasswordHasher(4)).create(username, password);
+export async function seedUser(
+  t: TestApp,
+  username: string,
+  password: string,
+  access: { role?: UserRole; customer_ids?: number[] | null } = {},
+): Promise<number> {
+  const user = await new UserService(t.db.db, new PasswordHasher(4)).create({ username, password, ...access });
   return user.id;
 }
 

@@ -271,7 +271,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       await api.register(authRoutes, { auth });
-      await api.register(userRoutes, { users: core.users });
+      await api.register(userRoutes, { users: core.users, auth });
       await api.register(customerRoutes, { customers: core.customers, apiKeys: core.apiKeys });
       await api.register(wauRoutes, { wau: new WauService(deps.db.db, clock) });
       await api.register(apiKeyRoutes, { apiKeys: core.apiKeys });

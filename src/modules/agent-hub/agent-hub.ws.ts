@@ -12,6 +12,7 @@ import { AppError } from '../../platform/errors.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { AgentHub } from './agent-hub.js';
+import { levelOf } from '../auth/access-policy.js';
 import { DEFAULT_CONNECT_RATE, type ConnectRate } from './connect-rate.js';
 import { MAX_MESSAGE_BYTES, TUNNEL_FLOW_CONTROL_DOC } from './agent-protocol.js';
 
@@ -52,8 +53,8 @@ export const agentSocketRoutes: FastifyPluginAsyncZod<{ hub: AgentHub; agents: A
     },
     preHandler: async (request, reply) => {
       const caller = callerOf(request);
-      if (caller.kind === 'api_key' && caller.permission === 'read') {
-        throw new AppError('FORBIDDEN', 'A read key cannot connect as an agent');
+      if (levelOf(caller) === 'read') {
+        throw new AppError('FORBIDDEN', `A read ${caller.kind === 'user' ? 'user' : 'key'} cannot connect as an agent`);
       }
       // Before the database is asked anything: a reconnect loop costs a cached key check and this.
       const waitS = connectRate.take(caller.kind === 'api_key' ? `key:${caller.keyId}` : `user:${caller.userId}`, request.query.agent_id);

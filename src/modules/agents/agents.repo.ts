@@ -3,7 +3,7 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage, type KeyColumn, type Keyset } from '../../db/keyset.js';
 import type { AgentsTable, Database, Platform } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 import { heartbeatWindow, ONLINE_BELOW_MS, STALE_UP_TO_MS, type AgentStatus } from './agent-status.js';
 
 type Db = Kysely<Database>;
@@ -123,7 +123,7 @@ function agentKeyset(order: AgentOrder, now: Date): Keyset {
 export async function listAgents(db: Db, f: AgentFilter, order: AgentOrder, page: PageRequest): Promise<Page<AgentRow>> {
   let query = db.selectFrom('agents as a').select(AGENT_COLUMNS.map((c) => `a.${c}` as const));
   if (order.sort === 'customer') query = query.leftJoin('customers as c', 'c.id', 'a.customer_id') as unknown as typeof query;
-  if (f.scope !== null) query = query.where('a.customer_id', '=', f.scope);
+  if (f.scope !== null) query = query.where(inScopeSql('a.customer_id', f.scope));
   if (f.customerId !== undefined) query = query.where('a.customer_id', '=', f.customerId);
   if (f.platform !== undefined) query = query.where('a.platform', '=', f.platform);
   if (f.q) {
@@ -143,8 +143,8 @@ export async function listAgents(db: Db, f: AgentFilter, order: AgentOrder, page
 }
 
 /** Which of these agents belong to the customer. */
-export async function agentIdsOfCustomer(db: Db, customerId: number, ids: readonly string[]): Promise<string[]> {
-  const rows = await db.selectFrom('agents').select('id').where('customer_id', '=', customerId).where('id', 'in', [...ids]).execute();
+export async function agentIdsInScope(db: Db, scope: readonly number[], ids: readonly string[]): Promise<string[]> {
+  const rows = await db.selectFrom('agents').select('id').where(inScopeSql('customer_id', scope)).where('id', 'in', [...ids]).execute();
   return rows.map((r) => r.id);
 }
 
@@ -178,7 +178,7 @@ export function findPendingByName(db: Db, name: string, scope: CustomerScope) {
     .select(AGENT_COLUMNS)
     .where('hostname', '=', PENDING_HOSTNAME)
     .where('name', '=', name)
-    .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
+    .$if(scope !== null, (q) => q.where(inScopeSql('customer_id', scope!)))
     .forUpdate()
     .executeTakeFirst();
 }
@@ -215,7 +215,7 @@ export function annotateAgent(db: Db, id: string, values: { tags?: string[] | un
 
 /** Every tag in use among the scope's agents (one spelling per tag ignoring case), with how many carry it. */
 export async function listTags(db: Db, scope: CustomerScope): Promise<Array<{ tag: string; agent_count: number }>> {
-  const inScope = scope === null ? sql`true` : sql`a.customer_id = ${scope}`;
+  const inScope = scope === null ? sql`true` : inScopeSql('a.customer_id', scope);
   const { rows } = await sql<{ tag: string; agent_count: number }>`
     select min(t.tag collate "C") as tag, count(*)::int4 as agent_count
     from agents as a cross join lateral unnest(a.tags, a.tag_keys) as t(tag, key)

@@ -8,7 +8,7 @@ import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
+import { assertInScope, defaultCustomerOf, scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import { listFirmware } from '../firmware/firmware.repo.js';
 import { compareVersions } from '../firmware/versions.js';
@@ -84,8 +84,7 @@ export class AgentService {
   }
 
   async preRegister(caller: Caller, input: { name: string; customer_id?: number | null | undefined }): Promise<Agent> {
-    const scope = scopeOf(caller);
-    const customerId = input.customer_id ?? scope;
+    const customerId = input.customer_id ?? defaultCustomerOf(caller);
     if (customerId !== null) await this.requireCustomer(caller, customerId);
     try {
       return await repo.insertAgent(this.db, {
@@ -119,7 +118,7 @@ export class AgentService {
         if (existing) {
           // An unassigned agent registering with a customer's key joins that customer; another
           // customer's agent cannot be taken over, and its existence is not revealed (contract §0).
-          if (existing.customer_id === null && scope !== null) await repo.setAgentCustomer(trx, existing.id, scope);
+          if (existing.customer_id === null && scope !== null) await repo.setAgentCustomer(trx, existing.id, defaultCustomerOf(caller)!);
           else if (!inScope(caller, existing.customer_id)) throw notFound();
           const row = await repo.updateRegistration(trx, existing.id, details);
           return { agent_id: row.id, name: row.name, pre_registered: false };
@@ -133,7 +132,7 @@ export class AgentService {
       const row = await repo.insertAgent(trx, {
         id: input.agent_id ?? newAgentId(),
         name: input.name ?? input.hostname,
-        customer_id: scope,
+        customer_id: defaultCustomerOf(caller),
         ...details,
         agent_version: input.agent_version ?? null,
       });
@@ -196,7 +195,7 @@ export class AgentService {
   async filterToScope<T extends { agent_id: string }>(caller: Caller, items: T[]): Promise<T[]> {
     const scope = scopeOf(caller);
     if (scope === null || items.length === 0) return items;
-    const visible = new Set(await repo.agentIdsOfCustomer(this.db, scope, items.map((i) => i.agent_id)));
+    const visible = new Set(await repo.agentIdsInScope(this.db, scope, items.map((i) => i.agent_id)));
     return items.filter((i) => visible.has(i.agent_id));
   }
 
@@ -218,6 +217,5 @@ export class AgentService {
 }
 
 function inScope(caller: Caller, customerId: number | null): boolean {
-  const scope = scopeOf(caller);
-  return scope === null || scope === customerId;
+  return scopeAllows(scopeOf(caller), customerId);
 }

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import type { AgentEventType, Database } from '../../db/schema.js';
 import type { PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 export interface EventFilter {
   agentId?: string | undefined;
@@ -18,7 +18,7 @@ export async function listEvents(db: Kysely<Database>, f: EventFilter, page: Pag
   const query = db
     .selectFrom('agent_events as e')
     .select(['e.id', 'e.agent_id', 'e.type', 'e.created_at'])
-    .$if(f.scope !== null, (q) => q.innerJoin('agents as a', 'a.id', 'e.agent_id').where('a.customer_id', '=', f.scope))
+    .$if(f.scope !== null, (q) => q.innerJoin('agents as a', 'a.id', 'e.agent_id').where(inScopeSql('a.customer_id', f.scope!)))
     .$if(f.agentId !== undefined, (q) => q.where('e.agent_id', '=', f.agentId!))
     .$if(f.type !== undefined, (q) => q.where('e.type', '=', f.type!));
   return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);

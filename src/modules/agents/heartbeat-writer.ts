@@ -113,14 +113,14 @@ export class HeartbeatWriter {
     const rows = latest.map((h) => {
       const f = systemFactsOf(h.parsed);
       return sql`(${h.agentId}::text, ${h.receivedAt.toISOString()}::timestamptz, ${h.platform}::text, ${h.hostname}::text,
-        ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${h.scope}::int, ${h.raw}::text,
+        ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${scopeArray(h.scope)}::int[], ${h.raw}::text,
         ${f.os_name}::text, ${f.os_version}::text, ${f.primary_ip}::text, ${f.uptime_seconds}::int, ${f.disk_used_percent}::float8,
         ${f.disk_worst_mount}::text, ${f.pending_updates}::int, ${f.reboot_required}::boolean)`;
     });
     const added = (await Promise.all(this.extensions.map((e) => e.statementFor(latest)))).filter((s) => s !== null);
     // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
     const extensionCtes = added.map((statement, i) => sql`, ${sql.raw(`extension_${i}`)} as (${statement})`);
-    const { rows: updated } = await sql<{ id: string; scope: number | null; update_requested: boolean; customer_id: number | null }>`
+    const { rows: updated } = await sql<{ id: string; scope: number[] | null; update_requested: boolean; customer_id: number | null }>`
       with updated as (
         update agents as a set
           last_heartbeat = v.received_at,
@@ -135,7 +135,7 @@ export class HeartbeatWriter {
           reboot_required = v.reboot_required
         from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw,
           os_name, os_version, primary_ip, uptime_seconds, disk_used_percent, disk_worst_mount, pending_updates, reboot_required)
-        where a.id = v.id and (v.scope is null or a.customer_id = v.scope)
+        where a.id = v.id and (v.scope is null or a.customer_id = any(v.scope))
         returning a.id, v.scope, a.update_requested, a.customer_id
       )${sql.join(extensionCtes, sql``)}
       select id, scope, update_requested, customer_id from updated`.execute(this.db);
@@ -145,7 +145,12 @@ export class HeartbeatWriter {
 }
 
 function batchKey(h: { agentId: string; scope: CustomerScope }): string {
-  return `${h.agentId}|${h.scope ?? ''}`;
+  return `${h.agentId}|${h.scope?.join(',') ?? '*'}`;
+}
+
+/** The scope as an array literal ('{3,7}'), the one form both PostgreSQL drivers take as a parameter. */
+function scopeArray(scope: CustomerScope): string | null {
+  return scope === null ? null : `{${scope.join(',')}}`;
 }
 
 /** A stable lane for an agent id (hex), so one agent's heartbeats are always written in order. */

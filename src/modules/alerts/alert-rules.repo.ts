@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { AlertRuleKind, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -69,7 +69,7 @@ function rules(db: Db) {
 
 export async function listRules(db: Db, f: RuleFilter, page: PageRequest): Promise<Page<RuleRow>> {
   const query = rules(db)
-    .$if(f.scope !== null, (q) => q.where(sql<boolean>`(coalesce(r.customer_id, a.customer_id) = ${f.scope} or (r.customer_id is null and r.agent_id is null))`))
+    .$if(f.scope !== null, (q) => q.where(sql<boolean>`(${inScopeSql(sql`coalesce(r.customer_id, a.customer_id)`, f.scope!)} or (r.customer_id is null and r.agent_id is null))`))
     .$if(f.customerId !== undefined, (q) => q.where(sql<boolean>`coalesce(r.customer_id, a.customer_id) = ${f.customerId}`))
     .$if(f.agentId !== undefined, (q) => q.where('r.agent_id', '=', f.agentId!))
     .$if(f.kind !== undefined, (q) => q.where('r.kind', '=', f.kind!))

@@ -9,7 +9,7 @@ import type { AlertRuleKind, Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, type ErrorDetail } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import { scopeOf, type Caller } from '../auth/caller.js';
+import { scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import { assertChangeable, canSee, resolveScope, type ResolvedScope } from './alert-scope.js';
 import * as repo from './alert-rules.repo.js';
 import { RULE_PARAMS } from './rule-params.js';
@@ -139,7 +139,7 @@ export class AlertRuleService {
     for (const id of unique) {
       const path = `channel_ids.${ids.indexOf(id)}`;
       const customer = found.get(id);
-      if (customer === undefined || (callerScope !== null && customer !== callerScope)) {
+      if (customer === undefined || (callerScope !== null && !scopeAllows(callerScope, customer))) {
         problems.push({ path, message: `channel ${id} not found among the channels this caller can use` });
       } else if (customer !== null && customer !== owner) {
         const rule = owner === null ? (scope.agent_id ? 'a rule of an agent without a customer' : 'a global rule') : `a rule of customer ${owner}`;

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { AppError } from '../../platform/errors.js';
 import { findAgentCustomers } from '../agents/agents.repo.js';
-import { scopeOf, type Caller } from '../auth/caller.js';
+import { scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 
 export interface ScopeInput {
@@ -35,14 +35,14 @@ export const isGlobal = (o: Pick<Owned, 'customer_id' | 'agent_id'>): boolean =>
 /** Whether the caller may see the object (global ones: everybody). */
 export function canSee(caller: Caller, o: Owned): boolean {
   const scope = scopeOf(caller);
-  return scope === null || isGlobal(o) || o.owner_customer_id === scope;
+  return isGlobal(o) || scopeAllows(scope, o.owner_customer_id);
 }
 
 /** 404 when the caller may not see it; 403 when it is global and the caller is customer-scoped. */
 export function assertChangeable(caller: Caller, o: Owned, what: string): void {
   if (!canSee(caller, o)) throw new AppError('NOT_FOUND', `${what} not found`);
   if (isGlobal(o) && scopeOf(caller) !== null) {
-    throw new AppError('FORBIDDEN', `A customer-scoped API key cannot change a global ${what.toLowerCase()} (one without customer_id and agent_id)`);
+    throw new AppError('FORBIDDEN', `A customer-scoped caller cannot change a global ${what.toLowerCase()} (one without customer_id and agent_id)`);
   }
 }
 
@@ -61,15 +61,15 @@ export async function resolveScope(db: Kysely<Database>, caller: Caller, input: 
   }
   if (agentId !== null) {
     const [agent] = await findAgentCustomers(db, [agentId]);
-    if (!agent || (scope !== null && agent.customer_id !== scope)) throw new AppError('NOT_FOUND', 'Agent not found');
+    if (!agent || !scopeAllows(scope, agent.customer_id)) throw new AppError('NOT_FOUND', 'Agent not found');
     return { customer_id: null, agent_id: agentId, owner_customer_id: agent.customer_id };
   }
   if (customerId !== null) {
-    if ((scope !== null && customerId !== scope) || !(await findCustomer(db, customerId))) throw new AppError('NOT_FOUND', 'Customer not found');
+    if (!scopeAllows(scope, customerId) || !(await findCustomer(db, customerId))) throw new AppError('NOT_FOUND', 'Customer not found');
     return { customer_id: customerId, agent_id: null, owner_customer_id: customerId };
   }
   if (scope !== null) {
-    throw new AppError('FORBIDDEN', `A customer-scoped API key cannot create a global ${what.toLowerCase()}: give customer_id or agent_id`);
+    throw new AppError('FORBIDDEN', `A customer-scoped caller cannot create a global ${what.toLowerCase()}: give customer_id or agent_id`);
   }
   return { customer_id: null, agent_id: null, owner_customer_id: null };
 }

@@ -5,7 +5,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { AlertsTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -177,7 +177,7 @@ function viewQuery(db: Db) {
 
 export async function listAlerts(db: Db, f: AlertFilter, page: PageRequest): Promise<Page<AlertView>> {
   let q = viewQuery(db);
-  if (f.scope !== null) q = q.where('a.customer_id', '=', f.scope);
+  if (f.scope !== null) q = q.where(inScopeSql('a.customer_id', f.scope));
   if (f.customerId !== undefined) q = q.where('a.customer_id', '=', f.customerId);
   if (f.agentId !== undefined) q = q.where('al.agent_id', '=', f.agentId);
   if (f.ruleId !== undefined) q = q.where('al.rule_id', '=', f.ruleId);
@@ -199,7 +199,7 @@ export async function alertSummary(db: Db, scope: CustomerScope): Promise<{ firi
     .select(['al.state', (eb) => eb.fn.countAll<string>().as('n')])
     .where('al.state', '<>', 'resolved')
     .groupBy('al.state');
-  if (scope !== null) q = q.where('a.customer_id', '=', scope);
+  if (scope !== null) q = q.where(inScopeSql('a.customer_id', scope));
   const rows = await q.execute();
   const count = (state: string) => Number(rows.find((r) => r.state === state)?.n ?? 0);
   return { firing: count('firing'), acknowledged: count('acknowledged') };

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database, Permission } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 const PUBLIC_COLUMNS = ['id', 'name', 'key_hint', 'permissions', 'customer_id', 'created_at', 'expires_at', 'max_uses', 'uses'] as const;
 
@@ -41,7 +41,7 @@ export async function listApiKeys(db: Kysely<Database>, scope: CustomerScope, pa
   const query = db
     .selectFrom('api_keys')
     .select(PUBLIC_COLUMNS)
-    .$if(scope !== null, (q) => q.where('customer_id', '=', scope));
+    .$if(scope !== null, (q) => q.where(inScopeSql('customer_id', scope!)));
   return toPage(await keysetPage(query, BY_ID, page).execute(), page.limit);
 }
 

@@ -7,7 +7,7 @@ import type { Database, Permission } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import { permissionWithin } from '../auth/access-policy.js';
+import { levelOf, permissionWithin } from '../auth/access-policy.js';
 import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import * as repo from './api-keys.repo.js';
@@ -63,13 +63,14 @@ export class ApiKeyService {
 
   async create(caller: Caller, input: NewApiKey): Promise<ApiKey & { key: string }> {
     const customerId = input.customer_id ?? null;
-    if (caller.kind === 'api_key') {
-      if (!permissionWithin(input.permissions, caller.permission)) {
-        throw new AppError('FORBIDDEN', `A ${caller.permission} key cannot create a ${input.permissions} key`);
-      }
-      if (caller.customerId !== null && customerId === null) {
-        throw new AppError('FORBIDDEN', 'A customer-scoped key can only create keys for its own customer');
-      }
+    const own = levelOf(caller);
+    if (!permissionWithin(input.permissions, own)) {
+      throw new AppError('FORBIDDEN', `A ${own} ${caller.kind === 'user' ? 'user' : 'key'} cannot create a ${input.permissions} key`);
+    }
+    if (scopeOf(caller) !== null && customerId === null) {
+      throw new AppError('FORBIDDEN', caller.kind === 'user'
+        ? 'A user limited to customers can only create keys for one of those customers'
+        : 'A customer-scoped key can only create keys for its own customer');
     }
     if (customerId !== null) {
       assertInScope(caller, customerId, 'Customer');
@@ -100,15 +101,15 @@ export class ApiKeyService {
   async listOfCustomer(caller: Caller, customerId: number, page: PageRequest): Promise<Page<ApiKey>> {
     assertInScope(caller, customerId, 'Customer');
     if (!(await findCustomer(this.db, customerId))) throw new AppError('NOT_FOUND', 'Customer not found');
-    return repo.listApiKeys(this.db, customerId, page);
+    return repo.listApiKeys(this.db, [customerId], page);
   }
 
   async delete(caller: Caller, id: number): Promise<void> {
     const key = await repo.findApiKey(this.db, id);
     if (!key) throw new AppError('NOT_FOUND', 'API key not found');
     if (scopeOf(caller) !== null) assertInScope(caller, key.customer_id, 'API key');
-    if (caller.kind === 'api_key' && !permissionWithin(key.permissions, caller.permission)) {
-      throw new AppError('FORBIDDEN', `A ${caller.permission} key cannot delete a ${key.permissions} key`);
+    if (!permissionWithin(key.permissions, levelOf(caller))) {
+      throw new AppError('FORBIDDEN', `A ${levelOf(caller)} ${caller.kind === 'user' ? 'user' : 'key'} cannot delete a ${key.permissions} key`);
     }
     await repo.deleteApiKey(this.db, id);
     this.forgetCachedKeys();

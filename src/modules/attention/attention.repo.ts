@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterCondition, keyColumn, keyOrder, keyset, pageKeySelection } from '../../db/keyset.js';
 import type { Database, Platform } from '../../db/schema.js';
 import type { PageKey, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 export interface AttentionRow {
   id: string;
@@ -24,7 +24,7 @@ const BY_NAME = keyset([keyColumn('a.name_key', 'text'), keyColumn('a.id', 'text
 
 /** Up to `limit` agents after the position, each with its own position (`page_key`). */
 export async function listAttentionFacts(db: Kysely<Database>, scope: CustomerScope, request: PageRequest): Promise<Array<AttentionRow & { page_key: PageKey }>> {
-  const inScope = scope === null ? sql`true` : sql`a.customer_id = ${scope}`;
+  const inScope = scope === null ? sql`true` : inScopeSql('a.customer_id', scope);
   const result = await sql<AttentionRow & { page_key: PageKey }>`
     select a.id, a.name, a.hostname, a.platform, a.customer_id, a.last_heartbeat,
       f.updates_available, f.update_packages, f.certificates, f.disks, ${pageKeySelection(BY_NAME)}

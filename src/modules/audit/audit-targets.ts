@@ -45,7 +45,7 @@ export interface TargetRef {
 }
 
 /** What a request says about its object: a reference to look up, or a name already known. */
-export type AuditTarget = TargetRef | { label: string };
+export type AuditTarget = TargetRef | { label: string; customerId?: number | null };
 
 /** Ids and labels are caller-controlled text: bounded, so a hostile id cannot bloat the log. */
 export const MAX_TARGET_CHARS = 200;

@@ -3,6 +3,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import type { AuditLogTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 /** What a caller records: everything but the id and the time, which the log assigns. */
 export type AuditRecord = Omit<Insertable<AuditLogTable>, 'id' | 'time'>;
@@ -14,6 +15,8 @@ export interface AuditFilter {
   action?: string | undefined;
   from?: Date | undefined;
   to?: Date | undefined;
+  /** Only entries about these customers; null: all. */
+  scope?: CustomerScope | undefined;
 }
 
 const NEWEST_FIRST = newestFirst('time', 'id');
@@ -29,6 +32,7 @@ export async function listAuditEntries(db: Kysely<Database>, filter: AuditFilter
     .$if(filter.actor !== undefined, (q) => q.where('actor', '=', filter.actor!))
     .$if(filter.action !== undefined, (q) => q.where('action', '=', filter.action!))
     .$if(filter.from !== undefined, (q) => q.where('time', '>=', filter.from!))
-    .$if(filter.to !== undefined, (q) => q.where('time', '<=', filter.to!));
+    .$if(filter.to !== undefined, (q) => q.where('time', '<=', filter.to!))
+    .$if(filter.scope != null, (q) => q.where(inScopeSql('customer_id', filter.scope!)));
   return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);
 }

@@ -4,9 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { PageRequest } from '../../platform/paging.js';
-import { requireUnscoped, type Caller } from '../auth/caller.js';
+import { scopeOf, type Caller } from '../auth/caller.js';
 import * as repo from './audit.repo.js';
-import { labelOf, nameTargets } from './audit-target-names.js';
+import { namedOf, nameTargets, type NamedTarget } from './audit-target-names.js';
 import { bounded, type AuditTarget, type TargetRef } from './audit-targets.js';
 
 /** What a caller records; `target` is the object changed, named now or looked up when written. */
@@ -70,20 +70,24 @@ export class AuditService {
   /** The batch's objects named, one lookup per kind; a failed lookup leaves the kind and id. */
   async #named(entries: Queued[]): Promise<repo.AuditEntry[]> {
     const refs = entries.flatMap((e) => (e.target && 'kind' in e.target ? [e.target] : []));
-    const names = refs.length === 0 ? new Map<string, string>() : await nameTargets(this.db, refs).catch(() => new Map<string, string>());
-    return entries.map((e) => ({ ...e, target: e.target === null ? null : 'kind' in e.target ? labelOf(names, e.target) : bounded(e.target.label) }));
+    const none = () => new Map<string, NamedTarget>();
+    const names = refs.length === 0 ? none() : await nameTargets(this.db, refs).catch(none);
+    return entries.map((e) => {
+      if (e.target === null) return { ...e, target: null, customer_id: null };
+      const named = 'kind' in e.target ? namedOf(names, e.target) : { label: bounded(e.target.label), customerId: e.target.customerId ?? null };
+      return { ...e, target: named.label, customer_id: named.customerId };
+    });
   }
 
   /** Names the object now, for a change that removes it (by the time the entry is written it is gone). */
   async nameNow(ref: TargetRef): Promise<AuditTarget> {
-    const names = await nameTargets(this.db, [ref]).catch(() => new Map<string, string>());
-    return { label: labelOf(names, ref) };
+    const names = await nameTargets(this.db, [ref]).catch(() => new Map<string, NamedTarget>());
+    return namedOf(names, ref);
   }
 
-  /** The audit log spans every customer, so customer-scoped keys cannot read it. */
+  /** The whole log for unscoped callers; for callers limited to customers, the entries about theirs. */
   async list(caller: Caller, filter: repo.AuditFilter, page: PageRequest) {
-    requireUnscoped(caller);
     await this.flush();
-    return repo.listAuditEntries(this.db, filter, page);
+    return repo.listAuditEntries(this.db, { ...filter, scope: scopeOf(caller) }, page);
   }
 }

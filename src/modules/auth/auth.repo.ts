@@ -85,6 +85,7 @@ export async function enableTotp(db: Db, userId: number, sealedSecret: string, s
 
 /** Turns TOTP off and ends every session of the user. */
 export async function disableTotp(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('user_sessions').where('user_id', '=', userId).execute();
   await db
     .updateTable('users')
     .set((eb) => ({

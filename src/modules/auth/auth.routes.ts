@@ -1,4 +1,5 @@
 // /auth: login, the TOTP second step, TOTP enrolment, logout and "who am I".
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
@@ -6,7 +7,7 @@ import { noteAudit } from '../../http/audit-recorder.js';
 import { okSchema, toTimestamp } from '../../http/common-schemas.js';
 import { AppError } from '../../platform/errors.js';
 import { toUserDto } from '../users/users.schemas.js';
-import type { AuthService, LoginResult } from './auth.service.js';
+import type { AuthService, ClientInfo, LoginResult } from './auth.service.js';
 import * as s from './auth.schemas.js';
 
 const tags = ['auth'];
@@ -21,9 +22,29 @@ function tokenBody(result: LoginResult & { kind: 'token' }) {
 }
 
 function userIdOf(request: Parameters<typeof callerOf>[0]): number {
+  return signedInUser(request).userId;
+}
+
+function signedInUser(request: Parameters<typeof callerOf>[0]) {
   const caller = callerOf(request);
   if (caller.kind !== 'user') throw new AppError('FORBIDDEN', 'Only signed-in users may do this');
-  return caller.userId;
+  return caller;
+}
+
+/** The device a sign-in comes from, as its session shows it. */
+export function clientOf(request: FastifyRequest): ClientInfo {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : '' };
+}
+
+/** A pending login as the API answers it. */
+export function pendingBody(result: LoginResult & { kind: 'pending' }) {
+  return {
+    totp_required: true as const,
+    pending_token: result.pendingToken,
+    expires_at: toTimestamp(result.expiresAt),
+    methods: result.methods,
+  };
 }
 
 export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (app, { auth }) => {
@@ -45,10 +66,10 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
     async (request) => {
       const { username, password } = request.body;
       noteAudit(request, { actor_type: 'user', actor: username, action: 'auth.login_failed' });
-      const result = await auth.login(username, password);
+      const result = await auth.login(username, password, clientOf(request));
       if (result.kind === 'pending') {
         noteAudit(request, { actor_type: 'user', actor: username, action: 'auth.login_pending_2fa' });
-        return { totp_required: true as const, pending_token: result.pendingToken, expires_at: toTimestamp(result.expiresAt) };
+        return pendingBody(result);
       }
       noteAudit(request, { actor_type: 'user', actor: result.user.username, action: 'auth.login' });
       return tokenBody(result);
@@ -70,7 +91,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
     async (request) => {
       const username = auth.pendingUsername(request.body.pending_token);
       if (username) noteAudit(request, { actor_type: 'user', actor: username, action: 'auth.2fa_failed' });
-      const result = await auth.validateTwoFactor(request.body.pending_token, request.body.code);
+      const result = await auth.validateTwoFactor(request.body.pending_token, request.body.code, clientOf(request));
       noteAudit(request, { actor_type: 'user', actor: result.user.username, action: 'auth.login' });
       return tokenBody(result);
     },
@@ -123,10 +144,44 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
     '/auth/logout',
     {
       config: { access: 'user', audit: 'auth.logout' },
-      schema: { summary: "End all of this user's sessions (older tokens stop working)", tags, body: s.emptyBody, response: { 200: okSchema } },
+      schema: { summary: "Sign out everywhere: end all of this user's sessions (older tokens stop working)", tags, body: s.emptyBody, response: { 200: okSchema } },
     },
     async (request) => {
       await auth.logout(userIdOf(request));
+      return { ok: true as const };
+    },
+  );
+
+  app.get(
+    '/auth/sessions',
+    {
+      config: { access: 'user' },
+      schema: {
+        summary: "The signed-in user's active sessions (device, address, last use)",
+        description: '`current` marks the session of the token making this request. Last use is updated at most once a minute.',
+        tags,
+        response: { 200: z.array(s.sessionSchema) },
+      },
+    },
+    async (request) => {
+      const caller = signedInUser(request);
+      return (await auth.listSessions(caller.userId)).map((row) => s.toSessionDto(row, caller.sessionId));
+    },
+  );
+
+  app.delete(
+    '/auth/sessions/:session_id',
+    {
+      config: { access: 'user', audit: 'auth.session_end' },
+      schema: {
+        summary: 'End one of your sessions (your current one signs you out here)',
+        tags,
+        params: s.sessionParams,
+        response: { 200: okSchema },
+      },
+    },
+    async (request) => {
+      await auth.endSession(userIdOf(request), request.params.session_id);
       return { ok: true as const };
     },
   );
@@ -143,7 +198,15 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
         return { api_key: { id: caller.keyId, name: caller.name, permissions: caller.permission, customer_id: caller.customerId } };
       }
       const user = await auth.requireUser(caller.userId);
-      return { id: user.id, username: user.username, totp_enabled: user.totp_enabled, created_at: toTimestamp(user.created_at) };
+      return {
+        id: user.id,
+        username: user.username,
+        totp_enabled: user.totp_enabled,
+        created_at: toTimestamp(user.created_at),
+        role: caller.role,
+        customer_ids: caller.customerIds === null ? null : [...caller.customerIds],
+        session_id: caller.sessionId ?? null,
+      };
     },
   );
 };

@@ -1,6 +1,8 @@
-// Sign-in (contract §1): password login with throttling, the two-step TOTP login, TOTP enrolment and
-// removal, logout, and turning a presented access token back into a caller. Token versions end older
-// sessions: logout, a password change, disabling 2FA and deleting the user all invalidate them.
+// Sign-in (contract §1; issue 35): password login with throttling, the two-step login (TOTP, or another
+// second factor a feature adds, such as passkeys), TOTP enrolment and removal, sessions, and turning a
+// presented access token back into a caller. Every access token names its session (`sid`); a token is
+// refused once its session is ended (sign-out, "sign out everywhere", an admin ending it) or the user's
+// token version moved on (password change, disabling 2FA, role or scope change, deletion).
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -8,22 +10,43 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import type { PasswordHasher } from '../users/passwords.js';
-import { findUser, findUserByName, touchLastLogin, bumpTokenVersion, type UserRow } from '../users/users.repo.js';
+import { findUser, findUserByName, touchLastLogin, type UserRow } from '../users/users.repo.js';
 import { LOGIN_THROTTLE, tooManyAttempts } from './attempt-throttle.js';
 import * as repo from './auth.repo.js';
+import * as sessions from './sessions.repo.js';
 import type { Caller } from './caller.js';
 import { ACCESS_TOKEN_SECONDS, PENDING_TOKEN_SECONDS, type TokenSigner } from './tokens.js';
 import { matchTotp, newTotpSecret, totpUri } from './totp.js';
 
 const MAX_WRONG_CODES = 5;
 
+/** Where a sign-in comes from, kept with its session so the user can recognise it. */
+export interface ClientInfo {
+  ip: string;
+  userAgent: string;
+}
+
+/** How a session began. */
+export type SignInMethod = 'password' | 'totp' | 'passkey' | 'sso';
+
+/** What may complete a pending (two-step) login. */
+export type SecondFactor = 'totp' | 'passkey';
+
 export type LoginResult =
   | { kind: 'token'; token: string; expiresAt: Date; user: UserRow }
-  | { kind: 'pending'; pendingToken: string; expiresAt: Date };
+  | { kind: 'pending'; pendingToken: string; expiresAt: Date; methods: SecondFactor[] };
+
+/** A session's last use is written at most this often (not on every request). */
+const TOUCH_INTERVAL_MS = 60_000;
 
 const invalidPending = () => new AppError('INVALID_CREDENTIALS', 'Pending token is invalid, used or expired');
 
 export class AuthService {
+  /** Second factors besides TOTP a user has set up (the passkeys feature sets this). */
+  otherSecondFactors: (userId: number) => Promise<SecondFactor[]> = async () => [];
+  /** Whether a user may sign in with a password (single sign-on may turn it off for non-admins). */
+  passwordSignInAllowed: (user: UserRow) => Promise<boolean> = async () => true;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly passwords: PasswordHasher,
@@ -32,7 +55,7 @@ export class AuthService {
     private readonly clock: Clock,
   ) {}
 
-  async login(username: string, password: string): Promise<LoginResult> {
+  async login(username: string, password: string, client: ClientInfo): Promise<LoginResult> {
     const now = this.clock.now();
     const name = username.toLowerCase();
     const windowStart = new Date(now.getTime() - LOGIN_THROTTLE.windowMs);
@@ -46,17 +69,33 @@ export class AuthService {
       throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
     }
     await repo.clearFailures(this.db, name);
-    if (!user.totp_enabled) return this.issueAccessToken(user);
+    if (!(await this.passwordSignInAllowed(user))) {
+      throw new AppError('FORBIDDEN', 'Sign-in with a password is turned off for this user; use single sign-on');
+    }
+    return this.signIn(user, { method: 'password', client, secondFactorDone: false });
+  }
 
+  /**
+   * A user whose identity is proven (password, single sign-on, passkey) gets a token, or, when they have
+   * a second factor and the proof did not include one, a pending login for the second step.
+   */
+  async signIn(user: UserRow, options: { method: SignInMethod; client: ClientInfo; secondFactorDone: boolean }): Promise<LoginResult> {
+    const methods = options.secondFactorDone ? [] : await this.secondFactorsOf(user);
+    if (methods.length === 0) return this.issueAccessToken(user, options.method, options.client);
+    const now = this.clock.now();
     await repo.deleteExpiredPendingLogins(this.db, now);
     const id = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + PENDING_TOKEN_SECONDS * 1000);
     await repo.insertPendingLogin(this.db, { id, user_id: user.id, expires_at: expiresAt });
     const pendingToken = this.tokens.sign(
-      { sub: String(user.id), username: user.username, typ: '2fa_pending', jti: id },
+      { sub: String(user.id), username: user.username, typ: '2fa_pending', jti: id, via: options.method },
       PENDING_TOKEN_SECONDS,
     );
-    return { kind: 'pending', pendingToken, expiresAt };
+    return { kind: 'pending', pendingToken, expiresAt, methods };
+  }
+
+  async secondFactorsOf(user: UserRow): Promise<SecondFactor[]> {
+    return [...(user.totp_enabled ? (['totp'] as const) : []), ...(await this.otherSecondFactors(user.id))];
   }
 
   /** The username a pending token was issued to (for the audit log), if the token is genuine. */
@@ -65,35 +104,54 @@ export class AuthService {
     return claims?.typ === '2fa_pending' && typeof claims.username === 'string' ? claims.username : undefined;
   }
 
-  /** Second step: a pending token and a TOTP code become an access token. */
-  async validateTwoFactor(pendingToken: string, code: string): Promise<LoginResult & { kind: 'token' }> {
-    const now = this.clock.now();
+  /**
+   * The live pending login a pending token names, and its user: for a second factor other than TOTP
+   * (passkeys), which then calls countWrongAttempt or completePending.
+   */
+  async openPending(pendingToken: string): Promise<{ pendingId: string; user: UserRow }> {
     const claims = this.tokens.verify(pendingToken);
     if (claims?.typ !== '2fa_pending' || typeof claims.jti !== 'string') throw invalidPending();
     const pending = await repo.findPendingLogin(this.db, claims.jti);
-    if (!pending || pending.used_at || pending.expires_at <= now || pending.failed_attempts >= MAX_WRONG_CODES) {
+    if (!pending || pending.used_at || pending.expires_at <= this.clock.now() || pending.failed_attempts >= MAX_WRONG_CODES) {
       throw invalidPending();
     }
     const user = await findUser(this.db, pending.user_id);
-    if (!user?.totp_enabled || !user.totp_secret) throw invalidPending();
+    if (!user) throw invalidPending();
+    return { pendingId: pending.id, user };
+  }
 
+  countWrongAttempt(pendingId: string): Promise<void> {
+    return repo.countWrongCode(this.db, pendingId);
+  }
+
+  /** Uses up the pending login (once) and issues the access token. */
+  async completePending(pendingId: string, user: UserRow, method: SignInMethod, client: ClientInfo): Promise<LoginResult & { kind: 'token' }> {
+    if (!(await repo.consumePendingLogin(this.db, pendingId, this.clock.now(), MAX_WRONG_CODES))) throw invalidPending();
+    return this.issueAccessToken(user, method, client);
+  }
+
+  /** Second step: a pending token and a TOTP code become an access token. */
+  async validateTwoFactor(pendingToken: string, code: string, client: ClientInfo): Promise<LoginResult & { kind: 'token' }> {
+    const now = this.clock.now();
+    const { pendingId, user } = await this.openPending(pendingToken);
+    if (!user.totp_enabled || !user.totp_secret) throw invalidPending();
     const step = await matchTotp(this.box.open(user.totp_secret), code, now);
     if (step === null) {
-      await repo.countWrongCode(this.db, pending.id);
+      await repo.countWrongCode(this.db, pendingId);
       throw new AppError('INVALID_CREDENTIALS', 'Invalid code');
     }
     const outcome = await this.db.transaction().execute(async (trx) => {
-      if (!(await repo.consumePendingLogin(trx, pending.id, now, MAX_WRONG_CODES))) return 'gone' as const;
+      if (!(await repo.consumePendingLogin(trx, pendingId, now, MAX_WRONG_CODES))) return 'gone' as const;
       if (!(await repo.acceptTotpStep(trx, user.id, step))) throw new AppError('INVALID_CREDENTIALS', 'replay');
       return 'ok' as const;
     }).catch(async (err: unknown) => {
       if (!(err instanceof AppError)) throw err;
-      await repo.countWrongCode(this.db, pending.id);
+      await repo.countWrongCode(this.db, pendingId);
       return 'replayed' as const;
     });
     if (outcome === 'gone') throw invalidPending();
     if (outcome === 'replayed') throw new AppError('INVALID_CREDENTIALS', 'This code was already used; wait for the next one');
-    return this.issueAccessToken(user);
+    return this.issueAccessToken(user, 'totp', client);
   }
 
   async setupTwoFactor(userId: number): Promise<{ secret: string; otpauth_url: string }> {
@@ -125,17 +183,37 @@ export class AuthService {
     await repo.disableTotp(this.db, userId);
   }
 
+  /** Ends every session of the user ("sign out everywhere"). */
   async logout(userId: number): Promise<void> {
-    await bumpTokenVersion(this.db, userId);
+    await sessions.endAllSessions(this.db, userId);
+  }
+
+  /** The user's live sessions, newest use first. */
+  listSessions(userId: number): Promise<sessions.SessionRow[]> {
+    return sessions.listSessions(this.db, userId, this.clock.now());
+  }
+
+  /** Ends one session of the user (404 when the user has no such session). */
+  async endSession(userId: number, sessionId: string): Promise<void> {
+    if (!(await sessions.deleteSession(this.db, userId, sessionId))) throw new AppError('NOT_FOUND', 'Session not found');
   }
 
   /** The user an access token stands for, if it is valid and its session has not been ended. */
   async authenticateAccessToken(token: string): Promise<Caller | null> {
     const claims = this.tokens.verify(token);
-    if (claims?.typ !== 'access' || typeof claims.sub !== 'string' || !/^\d+$/.test(claims.sub)) return null;
-    const user = await findUser(this.db, Number(claims.sub));
+    if (claims?.typ !== 'access' || typeof claims.sub !== 'string' || !/^\d+$/.test(claims.sub) || typeof claims.sid !== 'string') return null;
+    const now = this.clock.now();
+    const user = await sessions.findSessionUser(this.db, claims.sid, Number(claims.sub), now);
     if (!user || user.token_version !== claims.ver) return null;
-    return { kind: 'user', userId: user.id, username: user.username };
+    if (now.getTime() - user.last_used_at.getTime() >= TOUCH_INTERVAL_MS) await sessions.touchSession(this.db, claims.sid, now);
+    return {
+      kind: 'user',
+      userId: user.id,
+      username: user.username,
+      role: user.role,
+      customerIds: user.all_customers ? null : user.customer_ids,
+      sessionId: claims.sid,
+    };
   }
 
   async requireUser(userId: number): Promise<UserRow> {
@@ -144,18 +222,26 @@ export class AuthService {
     return user;
   }
 
-  private async issueAccessToken(user: UserRow): Promise<LoginResult & { kind: 'token' }> {
+  private async issueAccessToken(user: UserRow, method: SignInMethod, client: ClientInfo): Promise<LoginResult & { kind: 'token' }> {
     const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000);
+    const sid = randomBytes(18).toString('base64url');
+    await sessions.deleteExpiredSessions(this.db, user.id, now);
+    await sessions.insertSession(this.db, {
+      id: sid,
+      user_id: user.id,
+      method,
+      ip: client.ip.slice(0, 64),
+      user_agent: client.userAgent.slice(0, 300),
+      created_at: now,
+      last_used_at: now,
+      expires_at: expiresAt,
+    });
     await touchLastLogin(this.db, user.id, now);
     const token = this.tokens.sign(
-      { sub: String(user.id), username: user.username, typ: 'access', ver: user.token_version },
+      { sub: String(user.id), username: user.username, typ: 'access', ver: user.token_version, sid },
       ACCESS_TOKEN_SECONDS,
     );
-    return {
-      kind: 'token',
-      token,
-      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000),
-      user: { ...user, last_login_at: now },
-    };
+    return { kind: 'token', token, expiresAt, user: { ...user, last_login_at: now } };
   }
 }

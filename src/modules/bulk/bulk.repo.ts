@@ -3,7 +3,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { BulkActionResultsTable, BulkActionsTable, BulkResultStatus, Database, Platform } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -43,7 +43,7 @@ export async function listActions(db: Db, scope: CustomerScope, page: PageReques
   const query = db
     .selectFrom('bulk_actions')
     .selectAll()
-    .$if(scope !== null, (q) => q.where('scope_customer_id', '=', scope));
+    .$if(scope !== null, (q) => q.where(inScopeSql('scope_customer_id', scope!)));
   return toPage(await keysetPage(query, NEWEST_FIRST, page).execute(), page.limit);
 }
 

@@ -10,7 +10,7 @@ import type { Page, PageRequest } from '../../platform/paging.js';
 import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import type { AgentStatus } from '../agents/agent-status.js';
 import type { AgentService } from '../agents/agents.service.js';
-import { actorOf, scopeOf, type Caller } from '../auth/caller.js';
+import { actorOf, scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import { requestUpdateOf } from '../firmware/firmware.repo.js';
 import { BULK_PARAMS, type BulkAction } from './bulk-kinds.js';
 import * as repo from './bulk.repo.js';
@@ -66,7 +66,7 @@ export class BulkService {
       action: input.action,
       params: parsed.data,
       target: { ...input.target },
-      scope_customer_id: scopeOf(caller),
+      scope_customer_id: ownerCustomerOf(caller, targets),
       ...(origin ? { actor_type: origin.actor_type, actor: origin.actor } : actorOf(caller)),
       task_id: origin?.task_id ?? null,
       created_at: now,
@@ -90,7 +90,7 @@ export class BulkService {
   async get(caller: Caller, id: number): Promise<{ action: repo.BulkActionRow; results: repo.BulkResultRow[] }> {
     const action = await repo.findAction(this.db, id);
     const scope = scopeOf(caller);
-    if (!action || (scope !== null && action.scope_customer_id !== scope)) throw new AppError('NOT_FOUND', 'Bulk action not found');
+    if (!action || !scopeAllows(scope, action.scope_customer_id)) throw new AppError('NOT_FOUND', 'Bulk action not found');
     return { action, results: await repo.resultsOf(this.db, id) };
   }
 
@@ -104,7 +104,7 @@ export class BulkService {
     return repo.cancelWaiting(this.db, id, this.clock.now());
   }
 
-  private async resolve(caller: Caller, target: BulkTarget): Promise<Array<{ id: string; name: string }>> {
+  private async resolve(caller: Caller, target: BulkTarget): Promise<Array<{ id: string; name: string; customer_id: number | null }>> {
     if (target.agent_ids !== undefined) {
       const ids = [...new Set(target.agent_ids)];
       const found = await this.agents.findMany(caller, ids);
@@ -115,6 +115,20 @@ export class BulkService {
     const filter = { customerId: target.customer_id, platform: target.platform, status: target.status, q: target.q, tag: target.tag };
     const page = await this.agents.list(caller, filter, { sort: 'name', descending: false }, { limit: MAX_BULK_AGENTS + 1, after: null });
     if (page.items.length > MAX_BULK_AGENTS) throw new AppError('VALIDATION_ERROR', `The target matches more than ${MAX_BULK_AGENTS} agents; narrow it`);
-    return page.items.map((a) => ({ id: a.id, name: a.name }));
+    return page.items.map((a) => ({ id: a.id, name: a.name, customer_id: a.customer_id }));
   }
+}
+
+/**
+ * The customer a scoped caller's action belongs to, so that callers of that customer see it; null for
+ * an unscoped caller (then only unscoped callers see it). A caller limited to several customers acts
+ * on one of them at a time.
+ */
+function ownerCustomerOf(caller: Caller, targets: ReadonlyArray<{ customer_id: number | null }>): number | null {
+  if (scopeOf(caller) === null) return null;
+  const customers = new Set(targets.map((t) => t.customer_id));
+  if (customers.size === 1) return targets[0]!.customer_id;
+  throw new AppError('VALIDATION_ERROR', `A user limited to customers acts on one customer at a time; these agents belong to ${customers.size} customers`, {
+    details: [{ path: 'target', message: 'give customer_id, or agents of one customer' }],
+  });
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 export interface CustomerRow {
   id: number;
@@ -19,12 +19,18 @@ export async function listCustomers(db: Kysely<Database>, scope: CustomerScope, 
   const query = db
     .selectFrom('customers')
     .selectAll()
-    .$if(scope !== null, (q) => q.where('id', '=', scope));
+    .$if(scope !== null, (q) => q.where(inScopeSql('id', scope!)));
   return toPage(await keysetPage(query, BY_NUMBER, page).execute(), page.limit);
 }
 
 export function findCustomer(db: Kysely<Database>, id: number): Promise<CustomerRow | undefined> {
   return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Which of the ids name a customer. */
+export async function existingCustomerIds(db: Kysely<Database>, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('customers').select('id').where('id', 'in', [...ids]).execute()).map((r) => r.id);
 }
 
 export function insertCustomer(db: Kysely<Database>, values: { number: string; name: string }): Promise<CustomerRow> {

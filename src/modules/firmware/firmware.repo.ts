@@ -2,7 +2,7 @@
 // SHA-256, the agents' update_requested column and the updater's latest report on the agent row.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, FirmwareTable, UpdaterState } from '../../db/schema.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -84,7 +84,7 @@ export async function requestUpdateForAll(db: Db, scope: CustomerScope, at: Date
   const result = await db
     .updateTable('agents')
     .set({ update_requested: true, update_requested_at: requestedSince(at) })
-    .$if(scope !== null, (q) => q.where('customer_id', '=', scope))
+    .$if(scope !== null, (q) => q.where(inScopeSql('customer_id', scope!)))
     .$if(platform !== undefined, (q) => q.where('platform', '=', platform!))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { CommandHistoryTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -43,7 +43,7 @@ const NEWEST_FIRST = keyset([keyColumn('h.id', 'int8')], true);
 
 export async function listHistory(db: Db, f: HistoryFilter, page: PageRequest): Promise<Page<HistoryRow>> {
   let query = db.selectFrom('command_history as h').innerJoin('agents as a', 'a.id', 'h.agent_id').select(LIST_COLUMNS);
-  if (f.scope !== null) query = query.where('a.customer_id', '=', f.scope);
+  if (f.scope !== null) query = query.where(inScopeSql('a.customer_id', f.scope));
   if (f.agentId !== undefined) query = query.where('h.agent_id', '=', f.agentId);
   if (f.source !== undefined) query = query.where('h.source', '=', f.source);
   if (f.q) {

@@ -8,7 +8,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { AgentService } from '../agents/agents.service.js';
 import type { ApiKeyService } from '../api-keys/api-keys.service.js';
-import { scopeOf, type Caller } from '../auth/caller.js';
+import { defaultCustomerOf, scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import type { FirmwareService } from '../firmware/firmware.service.js';
 import type { InstallerKeyService } from '../installer/installer-keys.service.js';
@@ -85,8 +85,8 @@ export class InstallService {
     const serverUrl = await this.serverUrl();
     const problem = await this.binaryProblem(platform);
     if (problem) throw new AppError('CONFLICT', problem);
-    const scope = scopeOf(caller);
-    const agentKey = scope === null ? await this.deps.settings.secret('installer_api_key') : await this.deps.installerKeys.keyFor(scope);
+    const customerId = defaultCustomerOf(caller);
+    const agentKey = customerId === null ? await this.deps.settings.secret('installer_api_key') : await this.deps.installerKeys.keyFor(customerId);
     if (!agentKey) throw new AppError('CONFLICT', 'An install with an unscoped key needs the installer_api_key setting; use a customer\'s key or set it');
     await this.deps.apiKeys.countUse(caller);
     const values = { serverUrl, agentKey, agentName, madeAt: this.deps.clock.now() };
@@ -106,10 +106,10 @@ export class InstallService {
       const customer = agent.customer_id === null ? undefined : await findCustomer(this.deps.db, agent.customer_id);
       return { agentName: agent.name, customerId: agent.customer_id, customerName: customer?.name ?? null };
     }
-    const customerId = input.customer_id ?? scopeOf(caller);
+    const customerId = input.customer_id ?? defaultCustomerOf(caller);
     if (customerId === null) return { agentName: null, customerId: null, customerName: null };
     const customer = await findCustomer(this.deps.db, customerId);
-    if (!customer || (scopeOf(caller) !== null && scopeOf(caller) !== customerId)) throw new AppError('NOT_FOUND', 'Customer not found');
+    if (!customer || !scopeAllows(scopeOf(caller), customerId)) throw new AppError('NOT_FOUND', 'Customer not found');
     return { agentName: null, customerId, customerName: customer.name };
   }
 

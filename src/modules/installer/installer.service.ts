@@ -11,7 +11,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { BlobStorage } from '../firmware/blob-store.js';
 import { isBlobReferenced } from '../firmware/firmware.repo.js';
-import { scopeOf, type Caller } from '../auth/caller.js';
+import { defaultCustomerOf, scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import type { InstallerKeyService } from './installer-keys.service.js';
 import * as repo from './installer.repo.js';
@@ -100,9 +100,8 @@ export class InstallerService {
    * package is always its customer's (naming another is 404, as for anything outside its scope).
    */
   private packageCustomer(caller: Caller, customerId: number | undefined): number | null {
-    const scope = scopeOf(caller);
-    if (scope !== null && customerId !== undefined && customerId !== scope) throw new AppError('NOT_FOUND', 'Customer not found');
-    return scope ?? customerId ?? null;
+    if (customerId !== undefined && !scopeAllows(scopeOf(caller), customerId)) throw new AppError('NOT_FOUND', 'Customer not found');
+    return customerId ?? defaultCustomerOf(caller);
   }
 
   /** rmm-agent.json with what is set; nothing set: no file, and the package goes out without it. */

@@ -3,7 +3,7 @@
 // now" in the service; the engine's matcher reads the timing columns of every window in one query.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -56,7 +56,7 @@ function windows(db: Db) {
 /** Every window matching the filter, by id. */
 export function listWindows(db: Db, f: WindowFilter): Promise<WindowRow[]> {
   return windows(db)
-    .$if(f.scope !== null, (q) => q.where(sql<boolean>`(coalesce(w.customer_id, a.customer_id) = ${f.scope} or (w.customer_id is null and w.agent_id is null))`))
+    .$if(f.scope !== null, (q) => q.where(sql<boolean>`(${inScopeSql(sql`coalesce(w.customer_id, a.customer_id)`, f.scope!)} or (w.customer_id is null and w.agent_id is null))`))
     .$if(f.customerId !== undefined, (q) => q.where(sql<boolean>`coalesce(w.customer_id, a.customer_id) = ${f.customerId}`))
     .$if(f.agentId !== undefined, (q) => q.where('w.agent_id', '=', f.agentId!))
     .orderBy('w.id')

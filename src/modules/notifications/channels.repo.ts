@@ -4,7 +4,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { ChannelType, Database, NotificationChannelsTable } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -31,7 +31,7 @@ const withPending = (db: Db) => db.selectFrom('notification_channels as c').sele
 
 export async function listChannels(db: Db, f: ChannelFilter, page: PageRequest): Promise<Page<ChannelRow>> {
   const query = withPending(db)
-    .$if(f.scope !== null, (q) => q.where('c.customer_id', '=', f.scope))
+    .$if(f.scope !== null, (q) => q.where(inScopeSql('c.customer_id', f.scope!)))
     .$if(f.customerId !== undefined, (q) => q.where('c.customer_id', '=', f.customerId!));
   return toPage(await keysetPage(query, BY_ID, page).execute(), page.limit);
 }

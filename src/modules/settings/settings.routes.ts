@@ -16,7 +16,7 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: SettingsService }
   app.put(
     '/settings',
     {
-      config: { access: 'write', audit: 'settings.update' },
+      config: { access: 'settings', audit: 'settings.update' },
       schema: { summary: 'Change server settings', tags, body: updateSettingsBody, response: { 200: settingsSchema } },
     },
     async (request) => settings.update(callerOf(request), request.body),

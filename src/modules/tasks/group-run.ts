@@ -4,7 +4,7 @@
 // when any never connected, else completed.
 import type { Clock } from '../../platform/clock.js';
 import { isAppError } from '../../platform/errors.js';
-import type { Caller } from '../auth/caller.js';
+import { internalCaller, type Caller } from '../auth/caller.js';
 import type { BulkService } from '../bulk/bulk.service.js';
 import { bulkActionOf, type GroupKind } from './task-kinds.js';
 import type { TaskRow } from './tasks.repo.js';
@@ -14,7 +14,7 @@ const GROUP_WAIT_HOURS = 24;
 /** The run's result names at most this many agents (the bulk action has them all). */
 const LISTED_AGENTS = 1000;
 /** The bulk action runs as the scheduler (unscoped); the target was kept within the creator's scope when saved. */
-const SCHEDULER: Caller = { kind: 'user', userId: 0, username: 'scheduler' };
+const SCHEDULER: Caller = internalCaller('scheduler');
 
 export interface AgentOutcome {
   agentId: string;

@@ -6,7 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import { execBody, REST_COMMANDS } from '../agent-hub/commands.schemas.js';
 import type { BackupService } from '../backups/backups.service.js';
-import type { Caller } from '../auth/caller.js';
+import { internalCaller, type Caller } from '../auth/caller.js';
 import { sendExec, type CommandHistory, type ExecOrigin } from '../history/command-history.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { scriptRunParams } from '../scripts/scripts.schemas.js';
@@ -43,7 +43,7 @@ export const TASK_PARAMS: Record<TaskKind, z.ZodType<Record<string, unknown>>> =
 };
 
 /** Runs as an operator would have: unscoped, so a task reaches its agent whoever the agent belongs to now. */
-const SCHEDULER: Caller = { kind: 'user', userId: 0, username: 'scheduler' };
+const SCHEDULER: Caller = internalCaller('scheduler');
 
 export interface KindOutcome {
   result: Record<string, unknown>;

@@ -4,7 +4,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { Database, TaskRunsTable, TasksTable } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
-import type { CustomerScope } from '../auth/caller.js';
+import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 
 type Db = Kysely<Database>;
 
@@ -67,7 +67,7 @@ export async function listTasks(db: Db, f: TaskFilter, page: PageRequest): Promi
     .selectFrom('tasks as t')
     .leftJoin('agents as a', 'a.id', 't.agent_id')
     .selectAll('t')
-    .$if(f.scope !== null, (q) => q.where(taskCustomer, '=', f.scope))
+    .$if(f.scope !== null, (q) => q.where(inScopeSql(taskCustomer, f.scope!)))
     .$if(f.customerId !== undefined, (q) => q.where(taskCustomer, '=', f.customerId!))
     .$if(f.status !== undefined, (q) => q.where('t.status', '=', f.status!))
     .$if(f.agentId !== undefined, (q) => q.where('t.agent_id', '=', f.agentId!));

@@ -7,7 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 import type { AgentService } from '../agents/agents.service.js';
-import { assertInScope, scopeOf, type Caller } from '../auth/caller.js';
+import { assertInScope, defaultCustomerOf, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import { cronProblem, nextCronRun } from './cron.js';
 import { GROUP_KINDS, TASK_PARAMS, type TaskKind } from './task-kinds.js';
@@ -91,8 +91,7 @@ export class TaskService {
   /** A group task's target, kept within a scoped caller's customer (404 for another). */
   private async groupSubject(caller: Caller, kind: TaskKind, target: NonNullable<NewTaskInput['target']>) {
     if (!(GROUP_KINDS as readonly string[]).includes(kind)) throw invalid('kind', `a group task runs ${GROUP_KINDS.join(', ')}`);
-    const scope = scopeOf(caller);
-    const customerId = target.customer_id ?? scope ?? undefined;
+    const customerId = target.customer_id ?? defaultCustomerOf(caller, 'target.customer_id') ?? undefined;
     if (customerId !== undefined) assertInScope(caller, customerId, 'Customer');
     const customer = customerId === undefined ? undefined : await findCustomer(this.db, customerId);
     if (customerId !== undefined && !customer) throw new AppError('NOT_FOUND', 'Customer not found');

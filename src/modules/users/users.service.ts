@@ -10,6 +10,8 @@ import { requireUnscoped, type Caller } from '../auth/caller.js';
 import type { PasswordHasher } from './passwords.js';
 import { disableTotp } from '../auth/auth.repo.js';
 import * as repo from './users.repo.js';
+import type { UserRole } from '../../db/schema.js';
+import { existingCustomerIds } from '../customers/customers.repo.js';
 
 export type User = repo.UserRow;
 
@@ -26,14 +28,38 @@ export class UserService {
     return repo.listUsers(this.db, page);
   }
 
-  async create(username: string, password: string): Promise<User> {
-    const password_hash = await this.passwords.hash(password);
+  async create(input: { username: string; password: string; role?: UserRole; customer_ids?: readonly number[] | null }): Promise<User> {
+    const customerIds = input.customer_ids ?? null;
+    if (customerIds !== null) await this.requireCustomers(customerIds);
+    const password_hash = await this.passwords.hash(input.password);
     try {
-      return await repo.insertUser(this.db, { username, password_hash });
+      return await repo.insertUser(this.db, { username: input.username, password_hash, role: input.role ?? 'admin', customer_ids: customerIds });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError('CONFLICT', `User ${username} already exists`);
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', `User ${input.username} already exists`);
       throw err;
     }
+  }
+
+  /** Changes role and customers; the user's sessions end (their tokens carried the old rights). */
+  async changeAccess(id: number, change: { role?: UserRole | undefined; customer_ids?: readonly number[] | null | undefined }): Promise<User> {
+    if (change.customer_ids) await this.requireCustomers(change.customer_ids);
+    const outcome = await repo.changeAccess(this.db, id, change);
+    if (outcome === 'missing') throw new AppError('NOT_FOUND', 'User not found');
+    if (outcome === 'last_admin') throw new AppError('CONFLICT', 'This is the last admin with every customer; make another user one first');
+    return outcome;
+  }
+
+  async get(id: number): Promise<User> {
+    const user = await repo.findUser(this.db, id);
+    if (!user) throw new AppError('NOT_FOUND', 'User not found');
+    return user;
+  }
+
+  /** 400 naming each customer id that does not exist. */
+  private async requireCustomers(ids: readonly number[]): Promise<void> {
+    const found = new Set(await existingCustomerIds(this.db, ids));
+    const problems = ids.flatMap((id, i) => (found.has(id) ? [] : [{ path: `customer_ids.${i}`, message: `customer ${id} does not exist` }]));
+    if (problems.length > 0) throw new AppError('VALIDATION_ERROR', problems.map((p) => p.message).join('; '), { details: problems });
   }
 
   /** Sets the password and ends all of the user's sessions. */
@@ -60,6 +86,7 @@ export class UserService {
     const outcome = await repo.deleteUserUnlessLast(this.db, id);
     if (outcome === 'missing') throw new AppError('NOT_FOUND', 'User not found');
     if (outcome === 'last') throw new AppError('CONFLICT', 'The last user cannot be deleted');
+    if (outcome === 'last_admin') throw new AppError('CONFLICT', 'The last admin with every customer cannot be deleted; make another user one first');
   }
 
   /**
@@ -70,7 +97,7 @@ export class UserService {
     if ((await repo.countUsers(this.db)) > 0) return undefined;
     const chosen = password ?? randomBytes(18).toString('base64url');
     try {
-      await this.create(INITIAL_ADMIN, chosen);
+      await this.create({ username: INITIAL_ADMIN, password: chosen });
     } catch (err) {
       // Another server sharing the database created it first.
       if (err instanceof AppError && err.code === 'CONFLICT') return undefined;
