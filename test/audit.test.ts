@@ -242,15 +242,24 @@ describe('GET /audit', () => {
     }
   });
 
-  it('is readable with a read key but refused to a customer-scoped key', async () => {
+  it('is readable with a read key; a customer-scoped key reads only the entries about its customer', async () => {
     const reader = await createKey(t.app, bearer(admin), 'read');
     expect((await auditLog('?limit=1', apiKey(reader.key))).length).toBe(1);
 
     const customer = await createCustomer(t.app, admin, newCustomer().number);
+    const other = await createCustomer(t.app, admin, newCustomer().number);
     const scoped = await createKey(t.app, bearer(admin), 'admin', customer.id);
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/audit', headers: apiKey(scoped.key) });
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toMatchObject({ code: 'FORBIDDEN' });
+    for (const c of [customer, other]) {
+      const renamed = await t.app.inject({ method: 'PUT', url: `/api/v1/customers/${c.id}`, headers: bearer(admin), payload: { name: `Renamed ${c.number}` } });
+      expect(renamed.statusCode, renamed.body).toBe(200);
+    }
+    const seen = await auditLog('', apiKey(scoped.key));
+    expect(seen.length).toBeGreaterThan(0);
+    // Its customer's creation and rename, and its own key's creation: nothing else.
+    expect(seen.filter((e) => !e.target?.startsWith(`customer ${customer.number} `) && !e.target?.includes(scoped.key_hint))).toEqual([]);
+    expect(seen.map((e) => e.action).sort()).toEqual(['apikey.create', 'customer.create', 'customer.update']);
+    expect(seen.some((e) => e.action === 'customer.update' && e.target === `customer ${customer.number} Renamed ${customer.number}`)).toBe(true);
+    expect(seen.some((e) => e.target?.includes(other.number))).toBe(false);
   });
 
   it('clamps a limit above the maximum to 1000 instead of rejecting it', async () => {

@@ -40,11 +40,13 @@ const AGENT_KEY = [
 ];
 const TERMINAL = /^GET \/api\/v1\/terminal$/;
 const USERS_ONLY = [
-  /^(POST \/api\/v1\/users|PUT \/api\/v1\/users\/:[^/]+\/password|DELETE \/api\/v1\/users\/:[^/]+)$/,
+  /^(POST \/api\/v1\/users|PUT \/api\/v1\/users\/:[^/]+\/password|(DELETE|PATCH) \/api\/v1\/users\/:[^/]+)$/,
+  /^(GET|DELETE) \/api\/v1\/users\/:[^/]+\/sessions$/,
   /^POST \/api\/v1\/auth\/(2fa\/(setup|confirm|disable)|logout)$/,
+  /^(GET \/api\/v1\/auth\/sessions|DELETE \/api\/v1\/auth\/sessions\/:[^/]+)$/,
   TERMINAL,
 ];
-/** GETs a read key may not call: the terminal, the agent socket (§1) and the tunnel proxy socket (§8: write/admin). */
+/** GETs a read key may not call besides the users-only ones: the terminal, the agent socket (§1) and the tunnel proxy socket (§8: write/admin). */
 const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/];
 const matches = (r: Route, patterns: RegExp[]) => patterns.some((p) => p.test(label(r)));
 /** What a key gets where it may not go: 401 at the terminal (a real login only, §11), 403 anywhere else. */
@@ -127,11 +129,12 @@ describe('read key', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/customers', headers: apiKey(keys.read.key) });
     expect(res.statusCode, res.body).toBe(200);
     const gets = routes().filter((r) => r.method === 'GET' && r.access !== 'public');
-    const allowed = gets.filter((r) => !matches(r, NOT_FOR_READ_KEYS));
+    const notForKeys = (r: Route) => matches(r, NOT_FOR_READ_KEYS) || matches(r, USERS_ONLY);
+    const allowed = gets.filter((r) => !notForKeys(r));
     expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
-    const denied = gets.filter((r) => matches(r, NOT_FOR_READ_KEYS));
+    const denied = gets.filter(notForKeys);
     expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
-    expect(denied).toHaveLength(3);
+    expect(denied).toHaveLength(5);
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {

@@ -89,6 +89,8 @@ describe('successful login', () => {
         totp_enabled: false,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
         last_login_at: new Date(now).toISOString(),
+        role: 'admin',
+        customer_ids: null,
       },
     });
     expect(res.json().expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);

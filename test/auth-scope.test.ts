@@ -114,8 +114,11 @@ describe('an admin key scoped to customer A', () => {
     expect(await t.db.db.selectFrom('customers').select('id').where('number', '=', '4099').execute()).toEqual([]);
   });
 
-  it('is refused the server-wide users, settings and audit log (403)', async () => {
-    for (const url of ['/users', '/settings', '/audit']) expectError(await asA('GET', url), 403, 'FORBIDDEN');
+  it('is refused the server-wide users and settings (403); the audit log shows it only entries about A', async () => {
+    for (const url of ['/users', '/settings']) expectError(await asA('GET', url), 403, 'FORBIDDEN');
+    const audit = await asA('GET', '/audit');
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect((audit.json() as Array<{ target: string | null }>).filter((e) => e.target?.includes(b.name))).toEqual([]);
     expectError(await asA('PUT', '/settings', { backend_url: 'https://evil.example' }), 403, 'FORBIDDEN');
     const settings = await t.app.inject({ method: 'GET', url: '/api/v1/settings', headers: bearer(token) });
     expect(settings.json()).toMatchObject({ backend_url: null });

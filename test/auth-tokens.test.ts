@@ -13,6 +13,8 @@ let t: TestApp;
 const clock = new FakeClock('2026-03-01T08:00:00Z');
 let alice: number;
 let bob: number;
+/** A live session of alice's, which hand-made tokens name (a token without a live session is refused). */
+let aliceSid: string;
 
 beforeAll(async () => {
   t = await buildTestApp({ clock });
@@ -41,7 +43,7 @@ function craft(header: object, payload: object, secret?: Buffer): string {
 /** Claims a genuine access token for this user would carry right now. */
 function claimsFor(id: number, username: string) {
   const iat = Math.floor(clock.now().getTime() / 1000);
-  return { sub: String(id), username, typ: 'access', ver: 0, iat, exp: iat + 3600 };
+  return { sub: String(id), username, typ: 'access', ver: 0, sid: aliceSid, iat, exp: iat + 3600 };
 }
 
 /** Signed with the server's own key (the app's @fastify/jwt instance), on the fake clock. */
@@ -63,6 +65,10 @@ describe('token expiry (8 h)', () => {
 });
 
 describe('forged and altered tokens', () => {
+  beforeAll(async () => {
+    aliceSid = decode((await login(t.app, 'alice', 'alice-pass-1')).split('.')[1]!).sid as string;
+  });
+
   it('accepts the same claims when the server signed them (the control for the cases below)', async () => {
     const res = await me(serverSigned(claimsFor(alice, 'alice')));
     expect(res.statusCode, res.body).toBe(200);
@@ -110,11 +116,13 @@ describe('forged and altered tokens', () => {
 });
 
 describe('GET /auth/me', () => {
-  it('describes the signed-in user with exactly id, username, totp_enabled and created_at', async () => {
-    const res = await me(await login(t.app, 'bob', 'bob-pass-1'));
+  it('describes the signed-in user with id, username, totp_enabled, created_at, role, customers and session', async () => {
+    const token = await login(t.app, 'bob', 'bob-pass-1');
+    const res = await me(token);
     expect(res.statusCode, res.body).toBe(200);
     const row = await t.db.db.selectFrom('users').select('created_at').where('id', '=', bob).executeTakeFirstOrThrow();
-    expect(res.json()).toEqual({ id: bob, username: 'bob', totp_enabled: false, created_at: row.created_at.toISOString() });
+    const sid = decode(token.split('.')[1]!).sid;
+    expect(res.json()).toEqual({ id: bob, username: 'bob', totp_enabled: false, created_at: row.created_at.toISOString(), role: 'admin', customer_ids: null, session_id: sid });
   });
 
   it('describes an API key with exactly id, name, permissions and customer_id', async () => {

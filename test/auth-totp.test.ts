@@ -126,6 +126,7 @@ describe('two-step login', () => {
       totp_required: true,
       pending_token: expect.any(String),
       expires_at: new Date(before + 5 * 60_000).toISOString(),
+      methods: ['totp'],
     });
   });
 
@@ -148,6 +149,8 @@ describe('two-step login', () => {
         totp_enabled: true,
         created_at: expect.stringMatching(/Z$/),
         last_login_at: clock.now().toISOString(),
+        role: 'admin',
+        customer_ids: null,
       },
     });
     expect((await me(body.token)).json()).toMatchObject({ username: USER, totp_enabled: true });

@@ -11,7 +11,7 @@ import fp from 'fastify-plugin';
 import { decideAccess } from '../modules/auth/access-policy.js';
 import { addressGroup, type ApiKeyThrottle, type GuessingSummary } from '../modules/auth/attempt-throttle.js';
 import type { AuditService } from '../modules/audit/audit.service.js';
-import type { Caller } from '../modules/auth/caller.js';
+import { requireUnscoped, type Caller } from '../modules/auth/caller.js';
 import type { TokenSigner } from '../modules/auth/tokens.js';
 import type { Clock } from '../platform/clock.js';
 import { AppError } from '../platform/errors.js';
@@ -129,9 +129,10 @@ export const authPlugin = fp(
       const decision = decideAccess(access, caller, request.method);
       if (decision === 'unauthenticated') throw unauthenticated('This route takes a signed-in user\'s token only, not an API key');
       if (decision !== 'allow') {
-        const who = caller.kind === 'api_key' ? `an API key with permission ${caller.permission}` : 'this caller';
+        const who = caller.kind === 'api_key' ? `an API key with permission ${caller.permission}` : `a user with role ${caller.role}`;
         throw new AppError('FORBIDDEN', `Not allowed for ${who}`);
       }
+      if (request.routeOptions.config.serverWide) requireUnscoped(caller);
     });
   },
   { name: 'auth', dependencies: ['route-access'] },

@@ -45,7 +45,7 @@ the same ladder, read < write < admin; a read key or read user only ever reads (
 | \`user_admin\` | none (403) | admin with every customer |
 | \`session\` | none (401): the web terminal | admin with every customer |
 
-Missing or invalid credentials are 401, valid ones without the permission 403. After 30 wrong or empty
+Missing or invalid credentials are 401, valid ones without the permission 403 (\`x-server-wide: true\` on the operation). After 30 wrong or empty
 API keys from one address (an IPv6 /64; behind a proxy the client's address per TRUST_PROXY) within 5
 minutes, every request with an API key from there is 429 \`TOO_MANY_ATTEMPTS\` with \`Retry-After\` (seconds),
 without the key being checked, until the 5 minutes from its first failure have passed; the agent
@@ -97,6 +97,7 @@ function documentErrorsAndAccess(args: TransformArgs) {
     },
     security: SECURITY_BY_ACCESS[route.config?.access ?? 'public'],
     'x-access': route.config?.access,
+    ...(route.config?.serverWide ? { 'x-server-wide': true } : {}),
   };
   return jsonSchemaTransform({ ...args, schema: withErrors });
 }

@@ -11,6 +11,8 @@ export type { RouteAccess } from '../modules/auth/access-policy.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** Server-wide (users, settings, the script library): 403 for callers limited to customers. */
+    serverWide?: boolean;
     /** Audit action name for non-GET requests; `false` for machine traffic that is not audited. */
     audit?: string | false;
   }

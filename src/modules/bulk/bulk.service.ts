@@ -120,14 +120,14 @@ export class BulkService {
 }
 
 /**
- * The customer a scoped caller's action belongs to, so that callers of that customer see it; null for
- * an unscoped caller (then only unscoped callers see it). A caller limited to several customers acts
- * on one of them at a time.
+ * The customer an action belongs to, so that callers limited to that customer see it: the one customer
+ * of all its agents; null when they span several (or none), and then only unscoped callers see it. A
+ * caller limited to customers acts on one of them at a time.
  */
 function ownerCustomerOf(caller: Caller, targets: ReadonlyArray<{ customer_id: number | null }>): number | null {
-  if (scopeOf(caller) === null) return null;
   const customers = new Set(targets.map((t) => t.customer_id));
   if (customers.size === 1) return targets[0]!.customer_id;
+  if (scopeOf(caller) === null) return null;
   throw new AppError('VALIDATION_ERROR', `A user limited to customers acts on one customer at a time; these agents belong to ${customers.size} customers`, {
     details: [{ path: 'target', message: 'give customer_id, or agents of one customer' }],
   });

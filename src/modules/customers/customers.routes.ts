@@ -29,7 +29,7 @@ export const customerRoutes: FastifyPluginAsyncZod<{ customers: CustomerService;
   app.post(
     '/customers',
     {
-      config: { access: 'write', audit: 'customer.create' },
+      config: { access: 'write', audit: 'customer.create', serverWide: true },
       schema: {
         summary: 'Create a customer (no API key is created)',
         description: 'The number must be unique (409). Customer-scoped keys cannot create customers (403).',

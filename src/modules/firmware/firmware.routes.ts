@@ -39,7 +39,7 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
     '/firmware/upload',
     {
       bodyLimit: maxBytes,
-      config: { access: 'write', audit: 'firmware.upload' },
+      config: { access: 'write', audit: 'firmware.upload', serverWide: true },
       schema: {
         summary: 'Upload an agent binary for a version and platform',
         description:
@@ -146,7 +146,7 @@ export const firmwareRoutes: FastifyPluginAsyncZod<{ firmware: FirmwareService; 
   app.delete(
     '/firmware/:id',
     {
-      config: { access: 'write', audit: 'firmware.delete' },
+      config: { access: 'write', audit: 'firmware.delete', serverWide: true },
       schema: {
         summary: 'Delete one firmware version',
         description:

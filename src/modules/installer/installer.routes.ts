@@ -50,7 +50,7 @@ export const installerRoutes: FastifyPluginAsyncZod<{
     {
       // The blob store counts the bytes and refuses past the limit; Fastify's own limit must not cut in first.
       bodyLimit: installers.maxBytes + 1,
-      config: { access: 'write', audit: 'installer.upload' },
+      config: { access: 'write', audit: 'installer.upload', serverWide: true },
       schema: {
         summary: 'Upload the agent installer package (ZIP)',
         description:

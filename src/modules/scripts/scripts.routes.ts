@@ -37,7 +37,7 @@ export const scriptRoutes: FastifyPluginAsyncZod<{ scripts: ScriptService }> = a
   app.post(
     '/scripts',
     {
-      config: { access: 'write', audit: 'script.create' },
+      config: { access: 'write', audit: 'script.create', serverWide: true },
       schema: {
         summary: 'Save a script',
         description: 'Unscoped callers only (403 for a customer-scoped key): the library serves every customer. A name taken (ignoring case) is 409.',
@@ -52,7 +52,7 @@ export const scriptRoutes: FastifyPluginAsyncZod<{ scripts: ScriptService }> = a
   app.put(
     '/scripts/:id',
     {
-      config: { access: 'write', audit: 'script.update' },
+      config: { access: 'write', audit: 'script.update', serverWide: true },
       schema: { summary: 'Replace a script', description: 'As POST /scripts; the history keeps the name each run had.', tags, params: idParams, body: scriptBody, response: { 200: scriptSchema } },
     },
     async (request) => toDto(await scripts.update(callerOf(request), request.params.id, request.body)),
@@ -61,7 +61,7 @@ export const scriptRoutes: FastifyPluginAsyncZod<{ scripts: ScriptService }> = a
   app.delete(
     '/scripts/:id',
     {
-      config: { access: 'write', audit: 'script.delete' },
+      config: { access: 'write', audit: 'script.delete', serverWide: true },
       schema: { summary: 'Delete a script', description: 'Its history entries stay, with its name.', tags, params: idParams, response: { 200: okSchema } },
     },
     async (request) => {

@@ -9,14 +9,14 @@ const tags = ['settings'];
 export const settingsRoutes: FastifyPluginAsyncZod<{ settings: SettingsService }> = async (app, { settings }) => {
   app.get(
     '/settings',
-    { config: { access: 'read' }, schema: { summary: 'Server settings (secrets as hints)', tags, response: { 200: settingsSchema } } },
+    { config: { access: 'read', serverWide: true }, schema: { summary: 'Server settings (secrets as hints)', tags, response: { 200: settingsSchema } } },
     async (request) => settings.view(callerOf(request)),
   );
 
   app.put(
     '/settings',
     {
-      config: { access: 'settings', audit: 'settings.update' },
+      config: { access: 'settings', audit: 'settings.update', serverWide: true },
       schema: { summary: 'Change server settings', tags, body: updateSettingsBody, response: { 200: settingsSchema } },
     },
     async (request) => settings.update(callerOf(request), request.body),

@@ -17,7 +17,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ users: UserService; auth: AuthS
   app.get(
     '/users',
     {
-      config: { access: 'read' },
+      config: { access: 'read', serverWide: true },
       schema: { summary: 'List users', description: listDescription(USER_LIST), tags, querystring: userListQuery, response: { 200: listResponse(userSchema, USER_LIST) } },
     },
     async (request, reply) => {
