@@ -76,6 +76,19 @@ describe('rmm cli', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       const customers = await fetch(`http://127.0.0.1:${server.port}/api/v1/customers`, { headers: { 'x-api-key': key } });
       expect(customers.status).toBe(200);
 
+      // Recovery: a user made read-only becomes an admin with every customer again.
+      expect((await cli(['user', 'create', 'tech', '--password-stdin'], 'tech-password\n')).code).toBe(0);
+      const api = async (path: string, token: string, init: RequestInit = {}) =>
+        fetch(`http://127.0.0.1:${server.port}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      const signIn = async (username: string, password: string) =>
+        ((await (await fetch(`http://127.0.0.1:${server.port}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })).json()) as { token: string; user: { id: number } });
+      const admin = await signIn('admin', 'second-password');
+      const tech = await signIn('tech', 'tech-password');
+      expect((await api(`/users/${tech.user.id}`, admin.token, { method: 'PATCH', body: JSON.stringify({ role: 'read', customer_ids: [] }) })).status).toBe(200);
+      const promoted = await cli(['user', 'make-admin', 'tech']);
+      expect(promoted.code, promoted.stdout).toBe(0);
+      expect(await (await api('/auth/me', (await signIn('tech', 'tech-password')).token)).json()).toMatchObject({ role: 'admin', customer_ids: null });
+
       const missing = await cli(['user', 'reset-password', 'nobody']);
       expect(missing.code).toBe(1);
       expect(missing.stdout).toContain('User nobody not found');

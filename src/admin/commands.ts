@@ -78,6 +78,15 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
       ctx.out(`two-factor login of ${user.username} is off; the user's sessions have ended`);
     },
   },
+  'user make-admin': {
+    usage: 'user make-admin <username>',
+    summary: "make a user an admin with every customer (recovery when no one can manage users); ends the user's sessions",
+    async run(args, ctx) {
+      const user = await ctx.services.users.getByName(oneName(args, 'username'));
+      await ctx.services.users.changeAccess(user.id, { role: 'admin', customer_ids: null });
+      ctx.out(`${user.username} is now an admin with every customer; the user's sessions have ended`);
+    },
+  },
   'apikey create': {
     usage: 'apikey create <name> --permissions agent|read|write|admin [--customer-id N]',
     summary: 'create an API key and print it (the only time it is shown)',

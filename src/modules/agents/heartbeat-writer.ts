@@ -149,7 +149,7 @@ function batchKey(h: { agentId: string; scope: CustomerScope }): string {
 }
 
 /** The scope as an array literal ('{3,7}'), the one form both PostgreSQL drivers take as a parameter. */
-function scopeArray(scope: CustomerScope): string | null {
+export function scopeArray(scope: CustomerScope): string | null {
   return scope === null ? null : `{${scope.join(',')}}`;
 }
 

@@ -4,7 +4,7 @@
 // heartbeat changes nothing here), so the extension costs an index probe per heartbeat. Disks keep their
 // fill level rounded to a whole percent, so a disk filling slowly does not rewrite the row every minute.
 import { sql, type RawBuilder } from 'kysely';
-import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
+import { scopeArray, type HeartbeatBatchExtension, type HeartbeatInput } from '../agents/heartbeat-writer.js';
 
 export interface AttentionFacts {
   updates_available: boolean | null;
@@ -58,7 +58,7 @@ export class AttentionFactsWriter implements HeartbeatBatchExtension {
     if (heartbeats.length === 0) return null;
     const rows = heartbeats.map((h) => {
       const facts = attentionFactsOf(h.parsed);
-      return sql`(${h.agentId}::text, ${h.scope}::int, ${facts.updates_available}::boolean, ${facts.update_packages}::int, ${JSON.stringify(facts.certificates)}::jsonb, ${JSON.stringify(facts.disks)}::jsonb)`;
+      return sql`(${h.agentId}::text, ${scopeArray(h.scope)}::int[], ${facts.updates_available}::boolean, ${facts.update_packages}::int, ${JSON.stringify(facts.certificates)}::jsonb, ${JSON.stringify(facts.disks)}::jsonb)`;
     });
     return sql`
       insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates, disks)

@@ -2,7 +2,7 @@
 // metric_points row (its layout id and its values), inserted in the same statement as the agents
 // update of its batch, and only for the heartbeats that update accepted.
 import { sql, type RawBuilder } from 'kysely';
-import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
+import { scopeArray, type HeartbeatBatchExtension, type HeartbeatInput } from '../agents/heartbeat-writer.js';
 import { samplesOf } from './extract-samples.js';
 import type { LayoutRegistry } from './layouts.js';
 
@@ -15,7 +15,7 @@ export class MetricSampleWriter implements HeartbeatBatchExtension {
     const layoutIds = await this.layouts.idsFor(withSamples.map((x) => x.samples));
     const rows = withSamples.map(
       ({ h, samples }, i) =>
-        sql`(${h.agentId}::text, ${h.scope}::int, ${h.receivedAt.toISOString()}::timestamptz, ${layoutIds[i]}::int, ${floatArray(samples.map((s) => s.value))}::float8[])`,
+        sql`(${h.agentId}::text, ${scopeArray(h.scope)}::int[], ${h.receivedAt.toISOString()}::timestamptz, ${layoutIds[i]}::int, ${floatArray(samples.map((s) => s.value))}::float8[])`,
     );
     return sql`
       insert into metric_points (agent_id, time, layout, vals)
