@@ -3,6 +3,7 @@
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { api } from './api/client';
 import { endSession, useSessionState } from './api/session';
+import { AccessGate, allows, useAccess, type Need } from './auth/access';
 import { SignInPage } from './auth/sign-in-page';
 import { AccountPage } from './account/account-page';
 import { OpenAlertsBadge } from './alerts/alert-summary';
@@ -36,6 +37,8 @@ const BulkPage = lazy(() => import('./bulk/bulk-page').then((m) => ({ default: m
 interface Route {
   pattern: string;
   render: (params: Record<string, string>) => ReactNode;
+  /** Pages the server would refuse to a user's role or customer limit: a short note instead. */
+  need?: Need;
 }
 
 const ROUTES: Route[] = [
@@ -79,8 +82,8 @@ const ROUTES: Route[] = [
   },
   { pattern: '/firmware', render: () => <FirmwarePage /> },
   { pattern: '/audit', render: () => <AuditPage /> },
-  { pattern: '/settings', render: () => <SettingsPage /> },
-  { pattern: '/users', render: () => <UsersPage /> },
+  { pattern: '/settings', render: () => <SettingsPage />, need: 'full-admin' },
+  { pattern: '/users', render: () => <UsersPage />, need: 'all-customers' },
   { pattern: '/keys', render: () => <KeysPage /> },
   { pattern: '/account', render: () => <AccountPage /> },
   {
@@ -90,6 +93,7 @@ const ROUTES: Route[] = [
         <TerminalPage />
       </Suspense>
     ),
+    need: 'full-admin',
   },
   {
     pattern: '/agents/:id/:tab?',
@@ -103,25 +107,34 @@ const ROUTES: Route[] = [
 
 export function App() {
   const { session, notice } = useSessionState();
-  const path = usePath();
   if (!session) return <SignInPage notice={notice} />;
+  return (
+    <AccessGate>
+      <Console username={session.username} />
+    </AccessGate>
+  );
+}
+
+function Console({ username }: { username: string }) {
+  const path = usePath();
+  const access = useAccess();
   let page: ReactNode = <NotFound />;
   for (const route of ROUTES) {
     const params = match(route.pattern, path);
     if (params) {
-      page = route.render(params);
+      page = allows(access, route.need) ? route.render(params) : <NotYours />;
       break;
     }
   }
   return (
     <>
-      <Header username={session.username} path={path} />
+      <Header username={username} path={path} />
       <main className="page">{page}</main>
     </>
   );
 }
 
-const NAV: readonly { to: string; label: string }[] = [
+const NAV: readonly { to: string; label: string; need?: Need }[] = [
   { to: '/', label: 'Fleet' },
   { to: '/agents', label: 'Agents' },
   { to: '/alerts', label: 'Alerts' },
@@ -129,14 +142,16 @@ const NAV: readonly { to: string; label: string }[] = [
   { to: '/tasks', label: 'Tasks' },
   { to: '/scripts', label: 'Scripts' },
   { to: '/firmware', label: 'Firmware' },
-  { to: '/users', label: 'Users' },
+  { to: '/users', label: 'Users', need: 'all-customers' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit' },
-  { to: '/terminal', label: 'Terminal' },
-  { to: '/settings', label: 'Settings' },
+  { to: '/terminal', label: 'Terminal', need: 'full-admin' },
+  { to: '/settings', label: 'Settings', need: 'full-admin' },
 ];
 
 function Header({ username, path }: { username: string; path: string }) {
+  const access = useAccess();
+  const nav = NAV.filter((n) => allows(access, n.need));
   // Agent pages name the agent and its tab themselves (agent-page.tsx); every other page its section.
   const current = NAV.find((n) => (n.to === '/' ? path === '/' : path.startsWith(n.to)));
   const label = current?.label;
@@ -156,7 +171,7 @@ function Header({ username, path }: { username: string; path: string }) {
         RMM
       </Link>
       <nav aria-label="Main">
-        {NAV.map((n) => (
+        {nav.map((n) => (
           <Link key={n.to} to={n.to} aria-current={section === n.to ? 'page' : undefined}>
             {n.label}
             {n.to === '/alerts' && <OpenAlertsBadge />}
@@ -174,6 +189,18 @@ function Header({ username, path }: { username: string; path: string }) {
         Sign out
       </button>
     </header>
+  );
+}
+
+function NotYours() {
+  return (
+    <section>
+      <h1>Not available</h1>
+      <p>Your account may not use this page. An administrator with access to every customer can.</p>
+      <p>
+        <Link to="/">Back to the fleet</Link>
+      </p>
+    </section>
   );
 }
 

@@ -1,12 +1,23 @@
 // The signed-in session: the access token lives in memory and in this tab's sessionStorage (so a reload
 // keeps it and closing the tab forgets it; never localStorage, never a cookie). When it expires or the
-// server refuses it, the session ends with a message the sign-in page shows.
+// server refuses it, the session ends with a message the sign-in page shows. The user's role and
+// customers ride along so the console can hide what the server would refuse (auth/access.tsx).
 import { useSyncExternalStore } from 'react';
+
+export type Role = 'read' | 'write' | 'admin';
 
 export interface Session {
   token: string;
   expiresAt: string;
   username: string;
+  /**
+   * From the sign-in answer. Absent in a session stored by an older console or started by a sign-in
+   * path that does not pass them: the console then asks GET /auth/me (auth/access.tsx). A change of
+   * role or customers ends the user's sessions on the server, so a stored value never goes stale.
+   */
+  role?: Role;
+  /** The customers the user is limited to; null: every customer. */
+  customerIds?: number[] | null;
 }
 
 interface State {
@@ -50,6 +61,12 @@ function scheduleExpiry(): void {
 
 export function startSession(session: Session): void {
   set({ session, notice: null });
+}
+
+/** Adds what was learned about the signed-in user (role, customers) to the session, if it is still the same. */
+export function updateSession(token: string, change: Partial<Omit<Session, 'token'>>): void {
+  if (state.session?.token !== token) return;
+  set({ ...state, session: { ...state.session, ...change } });
 }
 
 export function endSession(notice: string | null = null): void {

@@ -3,13 +3,13 @@
 // allows a few tries); an expired one starts over.
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
-import { startSession } from '../api/session';
+import { startSession, type Role } from '../api/session';
 import { errorText } from '../ui/widgets';
 
 interface SignedIn {
   token: string;
   expires_at: string;
-  user: { username: string };
+  user: { username: string; role: Role; customer_ids: number[] | null };
 }
 interface TotpRequired {
   totp_required: true;
@@ -31,7 +31,8 @@ export function SignInPage({ notice }: { notice: string | null }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const finish = (answer: SignedIn) => startSession({ token: answer.token, expiresAt: answer.expires_at, username: answer.user.username });
+  const finish = ({ token, expires_at, user }: SignedIn) =>
+    startSession({ token, expiresAt: expires_at, username: user.username, role: user.role, customerIds: user.customer_ids });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
