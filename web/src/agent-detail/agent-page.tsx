@@ -1,6 +1,7 @@
 // One agent: a header with who and how it is, and a tab per concern. The agent (with its system data)
 // is reloaded every 30 s so status and panels stay current while the technician works in a tab.
 import type { ComponentType } from 'react';
+import { allows, useAccess, type Need } from '../auth/access';
 import { AgentAlerts } from '../alerts/agent-alerts';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
@@ -25,6 +26,8 @@ interface Tab {
   component: ComponentType<TabProps>;
   /** Only for these platforms (all when absent). */
   platforms?: readonly Platform[];
+  /** Only for users who may do this (the Actions tab holds nothing but changes). */
+  need?: Need;
 }
 
 const TABS: readonly Tab[] = [
@@ -34,7 +37,7 @@ const TABS: readonly Tab[] = [
   { id: 'backups', label: 'Backups', component: BackupsTab, platforms: ['freebsd'] },
   { id: 'tunnels', label: 'Tunnels', component: TunnelsTab },
   { id: 'vpn', label: 'VPN peers', component: VpnTab, platforms: ['freebsd'] },
-  { id: 'actions', label: 'Actions', component: ActionsTab },
+  { id: 'actions', label: 'Actions', component: ActionsTab, need: 'write' },
   { id: 'history', label: 'History', component: AgentHistoryTab },
 ];
 
@@ -42,10 +45,11 @@ const REFRESH_MS = 30_000;
 
 export function AgentPage({ id, tab }: { id: string; tab: string }) {
   const agent = useResource((signal) => api<AgentDetail>(`/agents/${encodeURIComponent(id)}`, { signal }), [id], { refreshMs: REFRESH_MS });
+  const access = useAccess();
   usePageTitle(agent.data?.name ?? 'Agent', (TABS.find((t) => t.id === tab) ?? TABS[0])?.label);
   if (!agent.data) return agent.error ? <ErrorBanner error={agent.error} /> : <Loading />;
   const a = agent.data;
-  const tabs = TABS.filter((t) => !t.platforms || (a.platform !== null && t.platforms.includes(a.platform)));
+  const tabs = TABS.filter((t) => (!t.platforms || (a.platform !== null && t.platforms.includes(a.platform))) && allows(access, t.need));
   const current = tabs.find((t) => t.id === tab) ?? tabs[0]!;
   const Current = current.component;
   return (

@@ -14,6 +14,7 @@ import { PreRegisterForm } from './pre-register-form';
 import { CustomerOptions } from '../ui/customer-options';
 import { ExportCsvButton } from './export-csv';
 import { SelectionBar, useAgentSelection } from './agent-selection';
+import { Allowed, useAccess } from '../auth/access';
 import './agents.css';
 
 const REFRESH_MS = 30_000;
@@ -39,6 +40,8 @@ export function AgentsPage() {
   const knownTag = tags.data?.find((t) => t.tag.toLowerCase() === filters.tag.toLowerCase());
   const customerMap = useMemo(() => new Map((customers.data ?? []).map((c) => [c.id, c])), [customers.data]);
   const selection = useAgentSelection(JSON.stringify(filters));
+  // Picking agents is only for a bulk action, which a read user may not start.
+  const canWrite = useAccess().canWrite;
 
   return (
     <section>
@@ -97,14 +100,16 @@ export function AgentsPage() {
         <ExportCsvButton query={listQuery} customers={customerMap} />
       </div>
       <ErrorBanner error={agents.error ?? customers.error ?? tags.error} />
-      <SelectionBar selection={selection} filters={filters} shown={agents.items?.length ?? 0} hasMore={agents.hasMore} />
+      {canWrite && <SelectionBar selection={selection} filters={filters} shown={agents.items?.length ?? 0} hasMore={agents.hasMore} />}
       {agents.items ? (
-        <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} selection={selection} />
+        <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} selection={canWrite ? selection : undefined} />
       ) : (
         !agents.error && <Loading />
       )}
       <LoadMore list={agents} />
-      <PreRegisterForm customers={customers.data ?? []} onCreated={agents.reload} />
+      <Allowed need="write">
+        <PreRegisterForm customers={customers.data ?? []} onCreated={agents.reload} />
+      </Allowed>
     </section>
   );
 }

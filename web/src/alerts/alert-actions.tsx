@@ -7,6 +7,7 @@ import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
 import { refreshAlertSummary } from './alert-summary';
 import type { Alert } from './alert-types';
+import { useAccess } from '../auth/access';
 
 type Step = 'acknowledge' | 'resolve';
 
@@ -19,6 +20,7 @@ export function AlertActions({ alert, onChanged }: { alert: Alert; onChanged: ()
   const [step, setStep] = useState<Step>();
   const [comment, setComment] = useState('');
   const id = useId();
+  const canWrite = useAccess().canWrite;
   const { busy, error, submit } = useSubmit(async () => {
     if (!step) return;
     const text = comment.trim();
@@ -28,7 +30,7 @@ export function AlertActions({ alert, onChanged }: { alert: Alert; onChanged: ()
     onChanged();
     refreshAlertSummary();
   });
-  if (alert.state === 'resolved') return null;
+  if (alert.state === 'resolved' || !canWrite) return null;
   const steps: Step[] = alert.state === 'firing' ? ['acknowledge', 'resolve'] : ['resolve'];
 
   if (!step) {

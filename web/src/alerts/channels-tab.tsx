@@ -10,6 +10,7 @@ import { useResource } from '../use-resource';
 import { CHANNEL_LABELS, type Channel, type DeliveryOutcome } from './alert-types';
 import { ChannelForm } from './channel-form';
 import type { Directory } from './use-directory';
+import { Allowed } from '../auth/access';
 
 const REFRESH_MS = 30_000;
 
@@ -27,9 +28,11 @@ export function ChannelsTab({ directory }: { directory: Directory }) {
   return (
     <section aria-label="Notification channels">
       <div className="row">
-        <button type="button" className="primary" onClick={() => setEditing(null)} disabled={editing === null}>
-          New channel
-        </button>
+        <Allowed need="write">
+          <button type="button" className="primary" onClick={() => setEditing(null)} disabled={editing === null}>
+            New channel
+          </button>
+        </Allowed>
         <span className="muted">Email, webhook, ntfy, Teams, Slack, Discord or Telegram; global, or one customer’s.</span>
       </div>
       {editing !== undefined && (
@@ -90,13 +93,15 @@ export function ChannelsTab({ directory }: { directory: Directory }) {
                   Last error: {c.status.last_error}
                 </p>
               )}
-              <div className="row-actions">
-                <SendTest channel={c} onDone={channels.reload} />
-                <button type="button" onClick={() => setEditing(c)}>
-                  Edit
-                </button>
-                <ConfirmButton label="Delete" question={`Delete channel ${c.name}?`} busyLabel="Deleting…" onConfirm={() => remove(c)} />
-              </div>
+              <Allowed need="write">
+                <div className="row-actions">
+                  <SendTest channel={c} onDone={channels.reload} />
+                  <button type="button" onClick={() => setEditing(c)}>
+                    Edit
+                  </button>
+                  <ConfirmButton label="Delete" question={`Delete channel ${c.name}?`} busyLabel="Deleting…" onConfirm={() => remove(c)} />
+                </div>
+              </Allowed>
             </article>
           ))}
         </div>

@@ -11,6 +11,7 @@ import type { MaintenanceWindow } from './alert-types';
 import { MaintenanceForm } from './maintenance-form';
 import { scopeText } from './scope-picker';
 import type { Directory } from './use-directory';
+import { Allowed } from '../auth/access';
 
 const REFRESH_MS = 30_000;
 const UTC: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' };
@@ -30,9 +31,11 @@ export function MaintenanceTab({ directory }: { directory: Directory }) {
   return (
     <section aria-label="Maintenance windows">
       <div className="row">
-        <button type="button" className="primary" onClick={() => setEditing(null)} disabled={editing === null}>
-          New maintenance window
-        </button>
+        <Allowed need="write">
+          <button type="button" className="primary" onClick={() => setEditing(null)} disabled={editing === null}>
+            New maintenance window
+          </button>
+        </Allowed>
         <span className="muted">Planned work: alerts beginning inside a window notify nobody.</span>
       </div>
       {editing !== undefined && (
@@ -87,12 +90,14 @@ export function MaintenanceTab({ directory }: { directory: Directory }) {
                   <td data-label="Now">{w.active_now ? <Badge tone="warn">active</Badge> : <span className="muted">inactive</span>}</td>
                   <td data-label="Next start">{w.next_start ? <time dateTime={w.next_start} title={utc(w.next_start)}>{formatDateTime(w.next_start)}</time> : <span className="muted">none</span>}</td>
                   <td>
-                    <div className="row-actions">
-                      <button type="button" onClick={() => setEditing(w)}>
-                        Edit
-                      </button>
-                      <ConfirmButton label="Delete" question={`Delete window ${w.name}?`} busyLabel="Deleting…" onConfirm={() => remove(w)} />
-                    </div>
+                    <Allowed need="write">
+                      <div className="row-actions">
+                        <button type="button" onClick={() => setEditing(w)}>
+                          Edit
+                        </button>
+                        <ConfirmButton label="Delete" question={`Delete window ${w.name}?`} busyLabel="Deleting…" onConfirm={() => remove(w)} />
+                      </div>
+                    </Allowed>
                   </td>
                 </tr>
               ))}

@@ -11,6 +11,7 @@ import { RuleForm } from './rule-form';
 import { describeParams } from './rule-params';
 import { scopeText } from './scope-picker';
 import type { Directory } from './use-directory';
+import { Allowed } from '../auth/access';
 
 export function RulesTab({ directory }: { directory: Directory }) {
   const rules = useResource((signal) => api<AlertRule[]>('/alert-rules', { signal }), []);
@@ -30,9 +31,11 @@ export function RulesTab({ directory }: { directory: Directory }) {
   return (
     <section aria-label="Alert rules">
       <div className="row">
-        <button type="button" className="primary" onClick={() => setEditing(null)} disabled={editing === null}>
-          New rule
-        </button>
+        <Allowed need="write">
+          <button type="button" className="primary" onClick={() => setEditing(null)} disabled={editing === null}>
+            New rule
+          </button>
+        </Allowed>
         <span className="muted">A rule fires once per agent (and label) while its condition holds, and resolves when it clears.</span>
       </div>
       {editing !== undefined && (
@@ -82,12 +85,14 @@ export function RulesTab({ directory }: { directory: Directory }) {
                   <td data-label="Channels">{r.channel_ids.length === 0 ? <span className="muted">none</span> : r.channel_ids.map((id) => channelName.get(id) ?? `#${id}`).join(', ')}</td>
                   <td data-label="Enabled">{r.enabled ? <Badge tone="good">on</Badge> : <Badge tone="muted">off</Badge>}</td>
                   <td>
-                    <div className="row-actions">
-                      <button type="button" onClick={() => setEditing(r)}>
-                        Edit
-                      </button>
-                      <ConfirmButton label="Delete" question={`Delete rule ${r.name}? Its open alerts are resolved.`} busyLabel="Deleting…" onConfirm={() => remove(r)} />
-                    </div>
+                    <Allowed need="write">
+                      <div className="row-actions">
+                        <button type="button" onClick={() => setEditing(r)}>
+                          Edit
+                        </button>
+                        <ConfirmButton label="Delete" question={`Delete rule ${r.name}? Its open alerts are resolved.`} busyLabel="Deleting…" onConfirm={() => remove(r)} />
+                      </div>
+                    </Allowed>
                   </td>
                 </tr>
               ))}

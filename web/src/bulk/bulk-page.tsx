@@ -16,6 +16,7 @@ import { CountsLine, describeAction, TargetText } from './bulk-describe';
 import { BulkResults } from './bulk-results';
 import type { BulkActionWithResults } from './bulk-types';
 import './bulk.css';
+import { Allowed } from '../auth/access';
 
 const POLL_MS = 2_000;
 
@@ -131,12 +132,14 @@ function BulkControls({ action: b, onChanged }: { action: BulkActionWithResults;
           Download CSV
         </button>
         {b.counts.waiting > 0 && (
-          <ConfirmButton
-            label="Cancel waiting"
-            question={`Cancel the ${b.counts.waiting} ${b.counts.waiting === 1 ? 'result' : 'results'} still waiting for their agent?`}
-            busyLabel="Cancelling…"
-            onConfirm={cancel}
-          />
+          <Allowed need="write">
+            <ConfirmButton
+              label="Cancel waiting"
+              question={`Cancel the ${b.counts.waiting} ${b.counts.waiting === 1 ? 'result' : 'results'} still waiting for their agent?`}
+              busyLabel="Cancelling…"
+              onConfirm={cancel}
+            />
+          </Allowed>
         )}
       </div>
       <ErrorBanner error={error} />

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
+import { Allowed } from '../auth/access';
 import { BulkActionForm } from '../bulk/bulk-action-form';
 import { ApiKeysPanel } from '../keys/api-keys-panel';
 import { Link, navigate } from '../router';
@@ -57,9 +58,11 @@ function CustomerSections({ customer: c, onSaved }: { customer: Customer; onSave
       <CustomerHeader customer={c} onSaved={onSaved} />
       <h2>Agents</h2>
       <CustomerAgents customerId={c.id} />
-      <h2>Run on all agents of this customer</h2>
-      <BulkActionForm target={{ customer_id: c.id }} targetLabel={`all agents of ${c.name}`} />
-      <InstallPanel customerId={c.id} title="Install agents for this customer" onMade={() => setKeysVersion((v) => v + 1)} />
+      <Allowed need="write">
+        <h2>Run on all agents of this customer</h2>
+        <BulkActionForm target={{ customer_id: c.id }} targetLabel={`all agents of ${c.name}`} />
+        <InstallPanel customerId={c.id} title="Install agents for this customer" onMade={() => setKeysVersion((v) => v + 1)} />
+      </Allowed>
       <h2>API keys</h2>
       <ApiKeysPanel key={keysVersion} customers={[c]} customerId={c.id} />
       <h2>Installer</h2>
@@ -93,15 +96,17 @@ function CustomerHeader({ customer, onSaved }: { customer: Customer; onSaved: ()
         <h1>
           <span className="mono">{customer.number}</span> {customer.name}
         </h1>
-        <button type="button" onClick={() => setEditing(true)}>
-          Edit
-        </button>
-        <ConfirmButton
-          label="Delete customer"
-          question={`Delete customer "${customer.name}"? Its API keys are deleted and its agents become unassigned.`}
-          busyLabel="Deleting…"
-          onConfirm={remove}
-        />
+        <Allowed need="write">
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+          <ConfirmButton
+            label="Delete customer"
+            question={`Delete customer "${customer.name}"? Its API keys are deleted and its agents become unassigned.`}
+            busyLabel="Deleting…"
+            onConfirm={remove}
+          />
+        </Allowed>
       </div>
       <p className="muted">
         Created <RelativeTime iso={customer.created_at} />

@@ -1,6 +1,7 @@
 // All customers: a list filtered as you type (client side: a company has dozens of customers, not
 // thousands) and a form that creates one. The filter lives in the URL so a reload keeps it.
 import { useMemo, useState } from 'react';
+import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
@@ -63,7 +64,10 @@ export function CustomersPage() {
           </table>
         </div>
       )}
-      <CreateCustomerForm onCreated={customers.reload} />
+      {/* A new customer is server-wide: refused to users limited to customers. */}
+      <Allowed need="server-wide">
+        <CreateCustomerForm onCreated={customers.reload} />
+      </Allowed>
     </section>
   );
 }

@@ -3,6 +3,7 @@
 // customer. A new key is shown once, with the ListPath ready to paste; the previous key keeps working
 // for the devices that have it until it is deleted under API keys.
 import { useState } from 'react';
+import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import { downloadWithToken } from '../firmware/transfer';
 import { SecretOnce } from '../ui/secret-once';
@@ -73,12 +74,14 @@ export function InstallerKeyPanel({ customerId, onKeysChanged }: { customerId: n
         <button type="button" onClick={() => void download()} disabled={downloading}>
           {downloading ? 'Downloading…' : 'Download installer for this customer'}
         </button>
-        <ConfirmButton
-          label="New installer key"
-          question="Make a new installer key? Packages downloaded from now on carry it; PCs set up with the current key keep working until you delete that key under API keys."
-          busyLabel="Making a new key…"
-          onConfirm={rotate}
-        />
+        <Allowed need="write">
+          <ConfirmButton
+            label="New installer key"
+            question="Make a new installer key? Packages downloaded from now on carry it; PCs set up with the current key keep working until you delete that key under API keys."
+            busyLabel="Making a new key…"
+            onConfirm={rotate}
+          />
+        </Allowed>
       </div>
       {rotated && (
         <>

@@ -1,6 +1,7 @@
 // The software on the customer's Windows agents, one row per program and publisher with how many agents
 // have which version. Names and publishers come from the agents (untrusted): rendered as text only.
 import { useMemo, useState } from 'react';
+import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import { Empty, ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
@@ -82,12 +83,15 @@ export function SoftwareInventory({
                     <td>
                       <div className="inventory-actions">
                         {rule && <ActionBadge action={rule.action} />}
-                        <button type="button" onClick={() => onStartRule(item.name, 'allow')}>
-                          Allow
-                        </button>
-                        <button type="button" onClick={() => onStartRule(item.name, 'block')}>
-                          Block
-                        </button>
+                        {/* They fill in the rule form, which read users do not have. */}
+                        <Allowed need="write">
+                          <button type="button" onClick={() => onStartRule(item.name, 'allow')}>
+                            Allow
+                          </button>
+                          <button type="button" onClick={() => onStartRule(item.name, 'block')}>
+                            Block
+                          </button>
+                        </Allowed>
                       </div>
                     </td>
                   </tr>

@@ -5,6 +5,7 @@
 // unauthenticated.
 import { useState } from 'react';
 import { API, api, apiText } from '../api/client';
+import { useAccess } from '../auth/access';
 import { useActionError } from '../ui/use-action-error';
 import { ErrorBanner } from '../ui/widgets';
 import { useResource } from '../use-resource';
@@ -16,9 +17,16 @@ const LISTS = [
 
 type ListKind = (typeof LISTS)[number]['kind'];
 
-/** Where PCs reach the server: the settings' backend URL, else the address this console is served from. */
+/**
+ * Where PCs reach the server: the settings' backend URL, else the address this console is served from.
+ * Settings are server-wide, refused to a user limited to customers: they get this console's address.
+ */
 export function useServerBase(): string {
-  const settings = useResource((signal) => api<{ backend_url: string | null }>('/settings', { signal }), []);
+  const scoped = useAccess().scoped;
+  const settings = useResource(
+    (signal) => (scoped ? Promise.resolve({ backend_url: null }) : api<{ backend_url: string | null }>('/settings', { signal })),
+    [scoped],
+  );
   return (settings.data?.backend_url ?? window.location.origin).replace(/\/+$/, '');
 }
 

@@ -2,6 +2,7 @@
 // automatically (allow) and which never (block). Beside the rules, the software its agents report, from
 // which a rule can be started.
 import { useRef, useState, type RefObject } from 'react';
+import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import { useActionError } from '../ui/use-action-error';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
@@ -50,16 +51,18 @@ export function WauSection({ customerId }: { customerId: number }) {
           <h3>Rules</h3>
           <ErrorBanner error={rules.error} />
           {rules.data ? <RulesTable customerId={customerId} rules={rules.data} onDeleted={rules.reload} /> : !rules.error && <Loading />}
-          <AddRuleForm
-            customerId={customerId}
-            draft={draft}
-            onChange={setDraft}
-            packageIdInput={packageIdInput}
-            onAdded={() => {
-              setDraft(EMPTY_DRAFT);
-              rules.reload();
-            }}
-          />
+          <Allowed need="write">
+            <AddRuleForm
+              customerId={customerId}
+              draft={draft}
+              onChange={setDraft}
+              packageIdInput={packageIdInput}
+              onAdded={() => {
+                setDraft(EMPTY_DRAFT);
+                rules.reload();
+              }}
+            />
+          </Allowed>
         </div>
         <SoftwareInventory customerId={customerId} rules={rules.data ?? []} onStartRule={startRuleFor} />
       </div>
@@ -100,7 +103,9 @@ function RulesTable({ customerId, rules, onDeleted }: { customerId: number; rule
                   <RelativeTime iso={rule.created_at} />
                 </td>
                 <td>
-                  <ConfirmButton label="Delete" question={`Delete the rule for ${rule.package_id}?`} busyLabel="Deleting…" onConfirm={() => remove(rule)} />
+                  <Allowed need="write">
+                    <ConfirmButton label="Delete" question={`Delete the rule for ${rule.package_id}?`} busyLabel="Deleting…" onConfirm={() => remove(rule)} />
+                  </Allowed>
                 </td>
               </tr>
             ))}

@@ -11,6 +11,7 @@ import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '
 import { useResource } from '../use-resource';
 import type { Firmware } from './firmware-types';
 import { UpdaterReportBadge } from './updater-report';
+import { Allowed } from '../auth/access';
 
 const REFRESH_MS = 30_000;
 
@@ -65,12 +66,14 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
             ))}
           </select>
         </label>
-        <ConfirmButton
-          label={platform ? `Request update for all ${PLATFORM_LABELS[platform]} agents` : 'Request update for all'}
-          question={platform ? `Flag every ${PLATFORM_LABELS[platform]} agent you can see?` : 'Flag every agent you can see, on all platforms?'}
-          busyLabel="Requesting…"
-          onConfirm={requestAll}
-        />
+        <Allowed need="write">
+          <ConfirmButton
+            label={platform ? `Request update for all ${PLATFORM_LABELS[platform]} agents` : 'Request update for all'}
+            question={platform ? `Flag every ${PLATFORM_LABELS[platform]} agent you can see?` : 'Flag every agent you can see, on all platforms?'}
+            busyLabel="Requesting…"
+            onConfirm={requestAll}
+          />
+        </Allowed>
       </div>
       {flagged !== undefined && (
         <div className="banner banner-info" role="status">
@@ -116,15 +119,17 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                       <UpdaterReportBadge report={agent.updater} />
                     </td>
                     <td>
-                      {requested(agent) ? (
-                        <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
-                          Withdraw
-                        </button>
-                      ) : (
-                        <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, true)}>
-                          Request update
-                        </button>
-                      )}
+                      <Allowed need="write">
+                        {requested(agent) ? (
+                          <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
+                            Withdraw
+                          </button>
+                        ) : (
+                          <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, true)}>
+                            Request update
+                          </button>
+                        )}
+                      </Allowed>
                     </td>
                   </tr>
                 ))}

@@ -14,6 +14,7 @@ import { useActionError } from '../ui/use-action-error';
 import { Badge, ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../ui/widgets';
 import { shortHash, type Firmware } from './firmware-types';
 import { downloadWithToken } from './transfer';
+import { Allowed } from '../auth/access';
 
 export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmware[]; onChanged: () => void }) {
   const actions = useActionError();
@@ -77,12 +78,14 @@ export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmw
                               <button type="button" disabled={downloading === f.id} onClick={() => void download(f)}>
                                 {downloading === f.id ? 'Downloading…' : 'Download'}
                               </button>
-                              <ConfirmButton
-                                label="Delete"
-                                question={`Delete ${PLATFORM_LABELS[platform]} firmware ${f.version}?${index === 0 ? ' Agents asked to update get the next version instead.' : ''}`}
-                                busyLabel="Deleting…"
-                                onConfirm={() => remove(f)}
-                              />
+                              <Allowed need="server-wide">
+                                <ConfirmButton
+                                  label="Delete"
+                                  question={`Delete ${PLATFORM_LABELS[platform]} firmware ${f.version}?${index === 0 ? ' Agents asked to update get the next version instead.' : ''}`}
+                                  busyLabel="Deleting…"
+                                  onConfirm={() => remove(f)}
+                                />
+                              </Allowed>
                             </span>
                           </td>
                         </tr>

@@ -9,6 +9,7 @@ import type { Firmware } from './firmware-types';
 import { InstallerSection } from './installer-section';
 import { FirmwareUploadForm } from './upload-form';
 import './firmware.css';
+import { Allowed } from '../auth/access';
 
 export function FirmwarePage() {
   const firmware = useResource((signal) => api<Firmware[]>('/firmware', { signal }), []);
@@ -17,7 +18,10 @@ export function FirmwarePage() {
       <h1>Firmware {firmware.data && <span className="muted">({firmware.data.length})</span>}</h1>
       <ErrorBanner error={firmware.error} />
       {firmware.data ? <FirmwareList firmware={firmware.data} onChanged={firmware.reload} /> : !firmware.error && <Loading />}
-      <FirmwareUploadForm onUploaded={firmware.reload} />
+      {/* Firmware is installed by every customer's devices: uploading it is server-wide. */}
+      <Allowed need="server-wide">
+        <FirmwareUploadForm onUploaded={firmware.reload} />
+      </Allowed>
       <AgentUpdates firmware={firmware.data ?? []} />
       <InstallerSection />
     </section>

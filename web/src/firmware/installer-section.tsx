@@ -10,6 +10,7 @@ import { ErrorBanner } from '../ui/widgets';
 import { shortHash, type InstallerPackage } from './firmware-types';
 import { downloadWithToken } from './transfer';
 import { UploadProgress, useUpload } from './upload-progress';
+import { allows, useAccess } from '../auth/access';
 
 export function InstallerSection() {
   const [file, setFile] = useState<File | null>(null);
@@ -35,32 +36,42 @@ export function InstallerSection() {
       }
     });
 
+  // Storing the package is server-wide (every customer's PCs install it); downloading is for everyone.
+  const access = useAccess();
+  const mayUpload = allows(access, 'server-wide');
+  const downloadButton = (
+    <button type="button" disabled={downloading} onClick={() => void save()}>
+      {downloading ? 'Downloading…' : 'Download installer'}
+    </button>
+  );
+
   return (
     <section className="card" aria-label="Windows installer">
       <h2>Windows installer</h2>
       <p className="muted">
         The download carries <span className="mono">rmm-agent.json</span> with the backend URL, WebSocket URL and installer key from the{' '}
-        <Link to="/settings">settings</Link>; storing a new ZIP replaces the previous one.
+        {allows(access, 'full-admin') ? <Link to="/settings">settings</Link> : 'settings'}; storing a new ZIP replaces the previous one.
       </p>
-      <form
-        className="row"
-        aria-label="Upload the installer"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit();
-        }}
-      >
-        <label>
-          Installer package (ZIP)
-          <input ref={fileInput} type="file" accept=".zip,application/zip" required onChange={(e) => setFile(e.target.files?.[0] ?? null)} disabled={upload.busy} />
-        </label>
-        <button type="submit" className="primary" disabled={upload.busy}>
-          {upload.busy ? 'Sending…' : 'Store installer'}
-        </button>
-        <button type="button" disabled={downloading} onClick={() => void save()}>
-          {downloading ? 'Downloading…' : 'Download installer'}
-        </button>
-      </form>
+      {!mayUpload && <div className="row">{downloadButton}</div>}
+      {mayUpload && (
+        <form
+          className="row"
+          aria-label="Upload the installer"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit();
+          }}
+        >
+          <label>
+            Installer package (ZIP)
+            <input ref={fileInput} type="file" accept=".zip,application/zip" required onChange={(e) => setFile(e.target.files?.[0] ?? null)} disabled={upload.busy} />
+          </label>
+          <button type="submit" className="primary" disabled={upload.busy}>
+            {upload.busy ? 'Sending…' : 'Store installer'}
+          </button>
+          {downloadButton}
+        </form>
+      )}
       <UploadProgress upload={upload} testId="installer-progress" />
       <ErrorBanner error={upload.error ?? download.error} />
       {upload.result && (

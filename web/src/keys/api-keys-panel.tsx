@@ -1,13 +1,15 @@
 // API keys: the list (name, hint, permission, scope, expiry and installs of enrollment keys) with delete,
 // and a form that creates one and shows the key once. On a customer's page the scope is that customer and the list is its keys.
+// A user hands out and deletes keys up to their own role, and only for their customers when limited to some.
 import { useState } from 'react';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
+import { Allowed, useAccess } from '../auth/access';
 import { useActionError } from '../ui/use-action-error';
 import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { SecretOnce } from '../ui/secret-once';
 import { useResource } from '../use-resource';
-import { PERMISSIONS, type ApiKey, type CreatedApiKey, type Permission } from './key-types';
+import { PERMISSIONS, permissionWithin, type ApiKey, type CreatedApiKey, type Permission } from './key-types';
 import { useSubmit } from '../ui/use-submit';
 import { CustomerOptions } from '../ui/customer-options';
 
@@ -16,6 +18,7 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
   const keys = useResource((signal) => api<ApiKey[]>(path, { signal }), [path]);
   const [created, setCreated] = useState<CreatedApiKey>();
   const { error, guard } = useActionError();
+  const access = useAccess();
   const customerName = (id: number | null) => (id === null ? 'all customers' : (customers.find((c) => c.id === id)?.name ?? `customer #${id}`));
   const remove = (key: ApiKey) => guard(async () => {
     await api(`/apikeys/${key.id}`, { method: 'DELETE' });
@@ -24,14 +27,16 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
 
   return (
     <section className="api-keys" aria-label="API keys">
-      <CreateKeyForm
-        customers={customers}
-        customerId={customerId}
-        onCreated={(key) => {
-          setCreated(key);
-          keys.reload();
-        }}
-      />
+      <Allowed need="write">
+        <CreateKeyForm
+          customers={customers}
+          customerId={customerId}
+          onCreated={(key) => {
+            setCreated(key);
+            keys.reload();
+          }}
+        />
+      </Allowed>
       {created && <SecretOnce label={`API key "${created.name}"`} secret={created.key} onDismiss={() => setCreated(undefined)} />}
       <ErrorBanner error={keys.error ?? error} />
       {!keys.data ? (
@@ -68,7 +73,9 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
                   </td>
                   <td>{key.max_uses === null ? key.uses : `${key.uses} of ${key.max_uses}`}</td>
                   <td>
-                    <ConfirmButton label="Delete" question={`Delete key "${key.name}"? Whatever uses it stops working.`} busyLabel="Deleting…" onConfirm={() => remove(key)} />
+                    {access.canWrite && permissionWithin(key.permissions, access.role) && (
+                      <ConfirmButton label="Delete" question={`Delete key "${key.name}"? Whatever uses it stops working.`} busyLabel="Deleting…" onConfirm={() => remove(key)} />
+                    )}
                   </td>
                 </tr>
               ))}
@@ -83,7 +90,11 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
 function CreateKeyForm({ customers, customerId, onCreated }: { customers: readonly Customer[]; customerId?: number; onCreated: (key: CreatedApiKey) => void }) {
   const [name, setName] = useState('');
   const [permissions, setPermissions] = useState<Permission>('read');
-  const [scope, setScope] = useState(customerId === undefined ? '' : String(customerId));
+  const access = useAccess();
+  const [picked, setScope] = useState(customerId === undefined ? '' : String(customerId));
+  // A user limited to customers makes keys for one of them: no "All customers" choice, the first preset
+  // (the customers may arrive after the form).
+  const scope = picked === '' && access.scoped ? String(customers[0]?.id ?? '') : picked;
   const [days, setDays] = useState('');
   const [uses, setUses] = useState('');
   const { busy, error, submit } = useSubmit(async () => {
@@ -108,7 +119,7 @@ function CreateKeyForm({ customers, customerId, onCreated }: { customers: readon
         <label>
           Permission
           <select value={permissions} onChange={(e) => setPermissions(e.target.value as Permission)}>
-            {PERMISSIONS.map((p) => (
+            {PERMISSIONS.filter((p) => permissionWithin(p.id, access.role)).map((p) => (
               <option key={p.id} value={p.id}>
                 {p.label}
               </option>
@@ -119,7 +130,15 @@ function CreateKeyForm({ customers, customerId, onCreated }: { customers: readon
           <label>
             Scope
             <select value={scope} onChange={(e) => setScope(e.target.value)}>
-              <CustomerOptions customers={customers} emptyLabel="All customers" />
+              {access.scoped ? (
+                customers.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.number} {c.name}
+                  </option>
+                ))
+              ) : (
+                <CustomerOptions customers={customers} emptyLabel="All customers" />
+              )}
             </select>
           </label>
         )}

@@ -9,6 +9,13 @@ export const PERMISSIONS: readonly { id: Permission; label: string }[] = [
   { id: 'admin', label: 'admin: also users, keys and settings' },
 ];
 
+const RANK: Record<Permission, number> = { agent: 0, read: 1, write: 2, admin: 3 };
+
+/** The server's rule: a key or user hands out (and deletes) keys up to its own level (agent < read < write < admin). */
+export function permissionWithin(key: Permission, own: Permission): boolean {
+  return RANK[key] <= RANK[own];
+}
+
 export interface ApiKey {
   id: number;
   name: string;

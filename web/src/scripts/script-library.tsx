@@ -9,10 +9,15 @@ import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/
 import { useResource } from '../use-resource';
 import { ScriptForm } from './script-form';
 import { SHELL_LABELS, type Script } from './script-types';
+import { allows, useAccess } from '../auth/access';
 
 export function ScriptLibrary() {
   const scripts = useResource((signal) => api<Script[]>('/scripts', { signal }), []);
-  const editing = useQuery().get('edit');
+  // The library is shared by every customer: changing it is refused to read users and to users
+  // limited to customers, who see it to know what runs.
+  const mayEdit = allows(useAccess(), 'server-wide');
+  const asked = useQuery().get('edit');
+  const editing = mayEdit ? asked : null;
   const { error, guard } = useActionError();
   const list = scripts.data ?? [];
   const edited = editing && editing !== 'new' ? list.find((s) => String(s.id) === editing) : undefined;
@@ -32,9 +37,11 @@ export function ScriptLibrary() {
   return (
     <div className="script-library">
       <div className="row">
-        <button type="button" className="primary" onClick={() => setQuery({ edit: 'new' })} disabled={editing === 'new'}>
-          New script
-        </button>
+        {mayEdit && (
+          <button type="button" className="primary" onClick={() => setQuery({ edit: 'new' })} disabled={editing === 'new'}>
+            New script
+          </button>
+        )}
         <span className="muted">Scripts run on one agent from its Actions tab, or on many as a bulk action.</span>
       </div>
       {editing === 'new' && <ScriptForm key="new" onDone={close} />}
@@ -44,7 +51,7 @@ export function ScriptLibrary() {
       {!scripts.data ? (
         !scripts.error && <Loading />
       ) : list.length === 0 ? (
-        <Empty>No scripts yet. Save one with "New script".</Empty>
+        <Empty>{mayEdit ? 'No scripts yet. Save one with "New script".' : 'No scripts yet.'}</Empty>
       ) : (
         <div className="table-wrap">
           <table data-testid="scripts-table">
@@ -55,7 +62,7 @@ export function ScriptLibrary() {
                 <th>Runs on</th>
                 <th>Parameters</th>
                 <th>Changed</th>
-                <th aria-label="Actions" />
+                {mayEdit && <th aria-label="Actions" />}
               </tr>
             </thead>
             <tbody>
@@ -82,12 +89,14 @@ export function ScriptLibrary() {
                   <td>
                     <RelativeTime iso={s.updated_at} />
                   </td>
-                  <td className="script-actions">
-                    <button type="button" onClick={() => setQuery({ edit: String(s.id) })}>
-                      Edit
-                    </button>
-                    <ConfirmButton label="Delete" question={`Delete script "${s.name}"? Its runs stay in the history.`} busyLabel="Deleting…" onConfirm={() => remove(s)} />
-                  </td>
+                  {mayEdit && (
+                    <td className="script-actions">
+                      <button type="button" onClick={() => setQuery({ edit: String(s.id) })}>
+                        Edit
+                      </button>
+                      <ConfirmButton label="Delete" question={`Delete script "${s.name}"? Its runs stay in the history.`} busyLabel="Deleting…" onConfirm={() => remove(s)} />
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

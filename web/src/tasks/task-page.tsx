@@ -2,6 +2,7 @@
 // under way (a run, a run about to be claimed, a webhook being delivered), else every 30 s, so a
 // recurring task's next run shows up without a reload.
 import { useEffect, useState, type ReactNode } from 'react';
+import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import type { AgentDetail, Customer } from '../api/types';
 import { Link } from '../router';
@@ -72,7 +73,9 @@ export function TaskPage({ id }: { id: string }) {
         <TaskStatusBadge status={task.status} testId="task-status" />
       </div>
       <ErrorBanner error={view.error} />
-      <TaskActions task={task} onDone={view.reload} />
+      <Allowed need="write">
+        <TaskActions task={task} onDone={view.reload} />
+      </Allowed>
       <TaskFacts task={task} />
       <h2>Runs {fast && <span className="muted">(refreshed every 5 s)</span>}</h2>
       <TaskRuns task={task} runs={runs} />

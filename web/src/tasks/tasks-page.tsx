@@ -1,6 +1,7 @@
 // All tasks, newest first, a page at a time: what runs where and when, with its status, refreshed every
 // 15 s; a status filter the server applies (kept in the URL so a reload keeps it) and the "New task" form.
 import { useMemo } from 'react';
+import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import type { Agent } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
@@ -102,7 +103,9 @@ export function TasksPage() {
       )}
       <LoadMore list={tasks} />
       <ErrorBanner error={agents.error} />
-      <TaskForm agents={agents.data} />
+      <Allowed need="write">
+        <TaskForm agents={agents.data} />
+      </Allowed>
     </section>
   );
 }

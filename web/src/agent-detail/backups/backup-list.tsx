@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { apiText, saveFile } from '../../api/client';
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { useActionError } from '../../ui/use-action-error';
+import { Allowed } from '../../auth/access';
 import { ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../../ui/widgets';
 import { backupFileName, backupsPath, shortHash, type ConfigBackup } from './backup-types';
 
@@ -57,7 +58,9 @@ export function BackupList({ agentId, agentName, backups, viewingId, onView, onD
                     {backup.id === viewingId ? 'Hide' : 'View'}
                   </button>
                   <DownloadXmlButton agentId={agentId} agentName={agentName} backup={backup} guard={guard} />
-                  <ConfirmButton label="Delete" question={`Delete backup #${backup.id}?`} busyLabel="Deleting…" onConfirm={() => guard(() => onDelete(backup))} />
+                  <Allowed need="write">
+                    <ConfirmButton label="Delete" question={`Delete backup #${backup.id}?`} busyLabel="Deleting…" onConfirm={() => guard(() => onDelete(backup))} />
+                  </Allowed>
                 </td>
               </tr>
             ))}

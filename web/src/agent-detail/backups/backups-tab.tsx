@@ -2,6 +2,7 @@
 // or download one, delete, and compare any two of those loaded; content is fetched only when asked for.
 import { useState } from 'react';
 import { api } from '../../api/client';
+import { Allowed } from '../../auth/access';
 import { usePagedList } from '../../use-paged-list';
 import { ErrorBanner, Loading, LoadMore } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
@@ -28,7 +29,9 @@ export function BackupsTab({ agent }: TabProps) {
 
   return (
     <div className="backups-tab">
-      <TakeBackup agentId={agent.id} connected={agent.connected} onTaken={backups.reload} />
+      <Allowed need="write">
+        <TakeBackup agentId={agent.id} connected={agent.connected} onTaken={backups.reload} />
+      </Allowed>
       <h2>Backups</h2>
       <ErrorBanner error={backups.error} />
       {backups.items ? (

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import { api } from '../../api/client';
 import type { Agent } from '../../api/types';
+import { Allowed } from '../../auth/access';
 import { Link } from '../../router';
 import { useSubmit } from '../../ui/use-submit';
 import { ErrorBanner } from '../../ui/widgets';
@@ -48,9 +49,11 @@ export function LabelsPanel({ agent, onSaved }: { agent: Agent; onSaved: () => v
         <p className="note" data-testid="agent-note">
           {agent.note || <span className="muted">No note.</span>}
         </p>
-        <button type="button" onClick={edit}>
-          Edit tags and note
-        </button>
+        <Allowed need="write">
+          <button type="button" onClick={edit}>
+            Edit tags and note
+          </button>
+        </Allowed>
       </div>
     );
   }

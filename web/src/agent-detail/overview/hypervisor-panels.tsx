@@ -1,6 +1,7 @@
 // Hypervisor (Proxmox VE) panels: guests and containers with start/stop/shutdown, storage, ZFS pools
 // and backup jobs. A guest action waits for the agent's answer (up to 5 minutes for a shutdown); the
 // guest's new state arrives with the next heartbeat, so the row says so rather than guessing.
+import { useAccess } from '../../auth/access';
 import { formatBytes, formatDateTime, formatDuration } from '../../ui/format';
 import { at, bool, num, obj, objs, str, type Obj } from '../../ui/safe-data';
 import { Badge, ConfirmButton, errorText } from '../../ui/widgets';
@@ -16,6 +17,8 @@ export function HypervisorPanels({ agentId, system, connected, onChanged }: { ag
   const guests = [...objs(hv.guests).map((g): Obj => ({ ...g, kind: 'vm' })), ...objs(hv.containers).map((c): Obj => ({ ...c, kind: 'container' }))].sort(
     (a, b) => (num(a.vmid) ?? 0) - (num(b.vmid) ?? 0),
   );
+  // Starting or stopping a guest is a change: read users see the guests without the buttons.
+  const canWrite = useAccess().canWrite;
   const percentOf = (used: unknown, total: unknown) => {
     const u = num(used);
     const t = num(total);
@@ -38,7 +41,7 @@ export function HypervisorPanels({ agentId, system, connected, onChanged }: { ag
           { label: 'CPUs', numeric: true, wideOnly: true, cell: (g) => dash(str(g.cpus)) },
           { label: 'Memory', numeric: true, wideOnly: true, cell: (g) => (num(g.maxmem) === undefined ? '–' : `${formatBytes(num(g.mem))} of ${formatBytes(num(g.maxmem))}`) },
           { label: 'Uptime', numeric: true, wideOnly: true, cell: (g) => (num(g.uptime) ? formatDuration(num(g.uptime)) : '–') },
-          { label: 'Actions', cell: (g) => <GuestActions agentId={agentId} guest={g} connected={connected} onChanged={onChanged} /> },
+          ...(canWrite ? [{ label: 'Actions', cell: (g: Obj) => <GuestActions agentId={agentId} guest={g} connected={connected} onChanged={onChanged} /> }] : []),
         ]}
       />
       <DataPanel

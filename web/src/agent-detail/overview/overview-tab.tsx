@@ -2,6 +2,7 @@
 // platform reports first, then the platform's own (firewall VPN and certificates, hypervisor guests,
 // Windows software). The data is the agent's, untrusted: panels read it through safe-data and React
 // renders every string as text. A pre-registered agent shows its install commands.
+import { Allowed } from '../../auth/access';
 import { InstallPanel } from '../../install/install-panel';
 import { Empty } from '../../ui/widgets';
 import { LabelsPanel } from '../manage/labels-panel';
@@ -25,7 +26,11 @@ export function OverviewTab({ agent, reload }: TabProps) {
           <LabelsPanel agent={agent} onSaved={reload} />
           <Empty>No system data yet: it arrives with the agent's first heartbeat.</Empty>
         </div>
-        {agent.hostname === PENDING_HOSTNAME && <InstallPanel agentId={agent.id} title={`Install ${agent.name}`} />}
+        {agent.hostname === PENDING_HOSTNAME && (
+          <Allowed need="write">
+            <InstallPanel agentId={agent.id} title={`Install ${agent.name}`} />
+          </Allowed>
+        )}
       </>
     );
   }

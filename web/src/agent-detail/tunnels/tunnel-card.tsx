@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { api } from '../../api/client';
 import { useSessionState } from '../../api/session';
 import { formatBytes, formatDateTime } from '../../ui/format';
+import { Allowed } from '../../auth/access';
 import { ConfirmButton, ErrorBanner, RelativeTime } from '../../ui/widgets';
 import { ConnectCommand } from './connect-command';
 import { connectCommand, directAddress, hostPort, openerText, suggestedListen, tunnelsPath, type Tunnel } from './tunnel-types';
@@ -39,7 +40,9 @@ export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: stri
           <strong className="mono">{tunnel.proxy_port}</strong>
         </div>
         <span className="spacer" />
-        <ConfirmButton label="Close" question={`Close the tunnel to ${target}? Open sessions end.`} busyLabel="Closing…" onConfirm={close} />
+        <Allowed need="write">
+          <ConfirmButton label="Close" question={`Close the tunnel to ${target}? Open sessions end.`} busyLabel="Closing…" onConfirm={close} />
+        </Allowed>
       </div>
       <ErrorBanner error={error} />
       <dl className="facts tunnel-facts">

@@ -2,6 +2,7 @@
 // (refreshed every 10 s for sessions and traffic) with how to connect to them.
 import { useState } from 'react';
 import { api } from '../../api/client';
+import { Allowed } from '../../auth/access';
 import { useResource } from '../../use-resource';
 import { Empty, ErrorBanner, Loading } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
@@ -19,19 +20,21 @@ export function TunnelsTab({ agent }: TabProps) {
 
   return (
     <div className="tunnels-tab">
-      <h2>Open a tunnel</h2>
-      <p className="muted">
-        Reach a TCP service in the agent's network (a web interface, RDP, SSH…) through a port on this server. Use 127.0.0.1 for the agent's own
-        machine.
-      </p>
-      {!agent.connected && <p className="banner banner-warn">The agent is not connected right now; a tunnel needs a live connection.</p>}
-      <TunnelForm
-        agentId={agent.id}
-        onOpened={(tunnel) => {
-          setNewId(tunnel.tunnel_id);
-          tunnels.reload();
-        }}
-      />
+      <Allowed need="write">
+        <h2>Open a tunnel</h2>
+        <p className="muted">
+          Reach a TCP service in the agent's network (a web interface, RDP, SSH…) through a port on this server. Use 127.0.0.1 for the agent's own
+          machine.
+        </p>
+        {!agent.connected && <p className="banner banner-warn">The agent is not connected right now; a tunnel needs a live connection.</p>}
+        <TunnelForm
+          agentId={agent.id}
+          onOpened={(tunnel) => {
+            setNewId(tunnel.tunnel_id);
+            tunnels.reload();
+          }}
+        />
+      </Allowed>
       <div className="row tunnels-head">
         <h2>Open tunnels</h2>
         <span className="muted">Refreshed every 10 s</span>

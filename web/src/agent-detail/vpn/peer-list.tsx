@@ -1,6 +1,7 @@
 // The firewall's WireGuard peers as it reports them (names and keys are the firewall's, shown as text),
 // each deletable; deleting removes it from the firewall's configuration and reloads its VPN service.
 import { useActionError } from '../../ui/use-action-error';
+import { Allowed } from '../../auth/access';
 import { ConfirmButton, Empty, ErrorBanner } from '../../ui/widgets';
 import type { VpnPeer } from './vpn-types';
 
@@ -42,7 +43,9 @@ export function PeerList({ peers, onDelete }: { peers: readonly VpnPeer[]; onDel
                   </abbr>
                 </td>
                 <td>
-                  <ConfirmButton label="Delete" question={`Delete peer ${peer.name}? Its client loses access.`} busyLabel="Deleting…" onConfirm={() => remove(peer)} />
+                  <Allowed need="write">
+                    <ConfirmButton label="Delete" question={`Delete peer ${peer.name}? Its client loses access.`} busyLabel="Deleting…" onConfirm={() => remove(peer)} />
+                  </Allowed>
                 </td>
               </tr>
             ))}

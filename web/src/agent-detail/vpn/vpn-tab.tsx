@@ -3,6 +3,7 @@
 // exists only in the creation answer and lives here in memory until the panel is closed.
 import { useState } from 'react';
 import { api } from '../../api/client';
+import { Allowed } from '../../auth/access';
 import { useResource } from '../../use-resource';
 import { ErrorBanner, Loading } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
@@ -24,13 +25,15 @@ export function VpnTab({ agent }: TabProps) {
   return (
     <div className="vpn-tab">
       {!agent.connected && <p className="banner banner-warn">The agent is not connected right now; VPN peers are read from the firewall and need a live connection.</p>}
-      <PeerForm
-        agentId={agent.id}
-        onCreated={(peer) => {
-          setCreated(peer);
-          peers.reload();
-        }}
-      />
+      <Allowed need="write">
+        <PeerForm
+          agentId={agent.id}
+          onCreated={(peer) => {
+            setCreated(peer);
+            peers.reload();
+          }}
+        />
+      </Allowed>
       {created && <ClientConfig peer={created} onClose={() => setCreated(undefined)} />}
       <div className="row vpn-head">
         <h2>WireGuard peers</h2>
