@@ -1,10 +1,13 @@
-// The users page's two forms: create a user, and set a user's password inline in the list. Both check
-// the server's rules as the user types (so a refusal is explained before the round trip) and keep what
-// was typed when the server still refuses.
+// The users page's forms: create a user (with a role and customers, access-fields.tsx), and set a
+// user's password inline in the list. Both check the server's rules as the user types (so a refusal is
+// explained before the round trip) and keep what was typed when the server still refuses.
 import { useId, useState } from 'react';
 import { api } from '../api/client';
+import type { Role } from '../api/session';
+import type { Customer } from '../api/types';
 import { ErrorBanner } from '../ui/widgets';
 import { useSubmit } from '../ui/use-submit';
+import { AccessFields, accessProblem, type AccessDraft } from './access-fields';
 
 export interface User {
   id: number;
@@ -12,7 +15,13 @@ export interface User {
   totp_enabled: boolean;
   created_at: string;
   last_login_at: string | null;
+  role: Role;
+  /** The customers the user is limited to; null: every customer. */
+  customer_ids: number[] | null;
 }
+
+// Least rights until the admin chooses more: a forgotten select should not hand out the server.
+const NEW_USER_ACCESS: AccessDraft = { role: 'read', customerIds: null };
 
 // The server's rules (users.schemas.ts, passwords.ts): bcrypt reads at most 72 bytes, so the limit is
 // in UTF-8 bytes, not characters; the minimum counts characters (code points).
@@ -44,20 +53,22 @@ function Hint({ id, hint, problem }: { id: string; hint: string; problem: string
   );
 }
 
-export function CreateUserForm({ onCreated }: { onCreated: (user: User) => void }) {
+export function CreateUserForm({ customers, onCreated }: { customers: readonly Customer[]; onCreated: (user: User) => void }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [access, setAccess] = useState<AccessDraft>(NEW_USER_ACCESS);
   const usernameHintId = useId();
   const passwordHintId = useId();
   const name = username.trim();
   const problems = { username: usernameProblem(name), password: passwordProblem(password) };
 
   const { busy, error, submit } = useSubmit(async () => {
-    const problem = problems.username ?? problems.password;
+    const problem = problems.username ?? problems.password ?? accessProblem(access);
     if (problem) throw new Error(problem);
-    onCreated(await api<User>('/users', { method: 'POST', body: { username: name, password } }));
+    onCreated(await api<User>('/users', { method: 'POST', body: { username: name, password, role: access.role, customer_ids: access.customerIds } }));
     setUsername('');
     setPassword('');
+    setAccess(NEW_USER_ACCESS);
   });
 
   return (
@@ -72,6 +83,9 @@ export function CreateUserForm({ onCreated }: { onCreated: (user: User) => void 
           Password
           <input name="password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} required aria-describedby={passwordHintId} />
         </label>
+      </div>
+      <AccessFields draft={access} customers={customers} onChange={setAccess} />
+      <div className="row">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Creating…' : 'Create user'}
         </button>

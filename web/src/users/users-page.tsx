@@ -1,67 +1,89 @@
-// Users: everyone listed here administers the whole console (there are no roles). The list, with a
-// password change inline in a user's row and delete, and a form that creates a user.
+// Users (issue 35): each has a role (read < write < admin) and is limited to some customers or has
+// them all. An admin with every customer creates users, changes a user's access or password, ends their
+// sessions and deletes them; anyone else who may see the list (users with every customer) only reads it.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { endSession, useSessionState } from '../api/session';
+import type { Customer } from '../api/types';
+import { useAccess } from '../auth/access';
 import { useActionError } from '../ui/use-action-error';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { ChangeAccessForm, scopeText } from './access-fields';
 import { ChangePasswordForm, CreateUserForm, type User } from './user-forms';
+import './users.css';
 
 interface Notice {
   tone: 'info' | 'warn';
   text: string;
 }
 
+type Editing = { id: number; what: 'password' | 'access' } | null;
+
 const byName = (a: User, b: User) => a.username.localeCompare(b.username);
 
 export function UsersPage() {
   const users = useResource((signal) => api<User[]>('/users', { signal }), []);
+  const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
+  const manage = useAccess().fullAdmin;
   const signedInAs = useSessionState().session?.username ?? '';
-  const [editingId, setEditingId] = useState<number | null>(null);
+  const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
   const { error, guard } = useActionError();
   // Usernames are unique regardless of case on the server.
   const isSelf = (user: User) => user.username.toLowerCase() === signedInAs.toLowerCase();
+  const done = (text: string) => {
+    setEditing(null);
+    setNotice({ tone: 'info', text });
+    users.reload();
+  };
 
-  const remove = (user: User) =>
-    guard(async () => {
+  const actions: UserActionHandlers = {
+    edit: (user, what) => {
       setNotice(null);
-      await api(`/users/${user.id}`, { method: 'DELETE' });
-      setNotice({ tone: 'info', text: `User ${user.username} deleted.` });
-      users.reload();
-    });
+      setEditing({ id: user.id, what });
+    },
+    remove: (user) =>
+      guard(async () => {
+        setNotice(null);
+        await api(`/users/${user.id}`, { method: 'DELETE' });
+        done(`User ${user.username} deleted.`);
+      }),
+    // Deleting yourself would end this session mid-page; another user has to do it.
+    refuseSelfDelete: () => setNotice({ tone: 'warn', text: 'You cannot delete the user you are signed in as. Sign in as another user to delete this one.' }),
+    endSessions: (user) =>
+      guard(async () => {
+        setNotice(null);
+        await api(`/users/${user.id}/sessions`, { method: 'DELETE' });
+        if (isSelf(user)) endSession('You ended all your sessions. Please sign in again.');
+        else done(`All sessions of ${user.username} have ended; they sign in again.`);
+      }),
+  };
 
-  // Deleting yourself would end this session mid-page; another user has to do it.
-  const refuseSelfDelete = () =>
-    setNotice({ tone: 'warn', text: 'You cannot delete the user you are signed in as. Sign in as another user to delete this one.' });
-
+  // The server ended all of this user's sessions, this one included when it is ours.
   const passwordSaved = (user: User) => {
-    // The server ended all of this user's sessions, this one included when it is ours.
-    if (isSelf(user)) {
-      endSession('Your password has changed. Please sign in with the new password.');
-      return;
-    }
-    setEditingId(null);
-    setNotice({ tone: 'info', text: `Password of ${user.username} changed; their sessions have ended.` });
+    if (isSelf(user)) endSession('Your password has changed. Please sign in with the new password.');
+    else done(`Password of ${user.username} changed; their sessions have ended.`);
+  };
+  const accessSaved = (user: User) => {
+    if (isSelf(user)) endSession('Your access has changed. Please sign in again.');
+    else done(`${user.username} is now ${user.role} for ${scopeText(user.customer_ids, customers.data).toLowerCase()}; their sessions have ended.`);
   };
 
   return (
     <section>
       <h1>Users {users.data && <span className="muted">({users.data.length})</span>}</h1>
-      <p className="muted">Every user has full rights in the console: agents, terminals, customers, API keys and other users.</p>
-      <CreateUserForm
-        onCreated={(user) => {
-          setNotice({ tone: 'info', text: `User ${user.username} created.` });
-          users.reload();
-        }}
-      />
+      <p className="muted">
+        A read user looks only; a write user also changes things and runs commands; an admin also manages users, settings and the server's
+        terminal. A user limited to customers sees only theirs.
+      </p>
+      {manage && <CreateUserForm customers={customers.data ?? []} onCreated={(user) => done(`User ${user.username} created.`)} />}
       {notice && (
         <div className={`banner banner-${notice.tone}`} role="status">
           {notice.text}
         </div>
       )}
-      <ErrorBanner error={users.error ?? error} />
+      <ErrorBanner error={users.error ?? customers.error ?? error} />
       {!users.data ? (
         !users.error && <Loading />
       ) : users.data.length === 0 ? (
@@ -72,18 +94,22 @@ export function UsersPage() {
             <thead>
               <tr>
                 <th>Username</th>
+                <th>Role</th>
+                <th>Customers</th>
                 <th>Two-factor</th>
                 <th>Created</th>
                 <th>Last sign-in</th>
-                <th />
+                {manage && <th />}
               </tr>
             </thead>
             <tbody>
               {[...users.data].sort(byName).map((user) => (
-                <tr key={user.id} data-testid="user-row">
+                <tr key={user.id} data-testid="user-row" data-username={user.username}>
                   <td>
                     {user.username} {isSelf(user) && <Badge tone="muted">you</Badge>}
                   </td>
+                  <td data-testid="user-role">{user.role}</td>
+                  <td data-testid="user-scope">{scopeText(user.customer_ids, customers.data)}</td>
                   <td>{user.totp_enabled ? <Badge tone="good">on</Badge> : <Badge tone="muted">off</Badge>}</td>
                   <td>
                     <RelativeTime iso={user.created_at} />
@@ -91,24 +117,17 @@ export function UsersPage() {
                   <td>
                     <RelativeTime iso={user.last_login_at} />
                   </td>
-                  <td>
-                    {editingId === user.id ? (
-                      <ChangePasswordForm user={user} self={isSelf(user)} onSaved={() => passwordSaved(user)} onCancel={() => setEditingId(null)} />
-                    ) : (
-                      <span className="confirm">
-                        <button type="button" onClick={() => setEditingId(user.id)}>
-                          Change password
-                        </button>
-                        {isSelf(user) ? (
-                          <button type="button" className="danger-outline" onClick={refuseSelfDelete}>
-                            Delete
-                          </button>
-                        ) : (
-                          <ConfirmButton label="Delete" question={`Delete user ${user.username}? They can no longer sign in.`} busyLabel="Deleting…" onConfirm={() => remove(user)} />
-                        )}
-                      </span>
-                    )}
-                  </td>
+                  {manage && (
+                    <td>
+                      {editing?.id === user.id && editing.what === 'password' ? (
+                        <ChangePasswordForm user={user} self={isSelf(user)} onSaved={() => passwordSaved(user)} onCancel={() => setEditing(null)} />
+                      ) : editing?.id === user.id && editing.what === 'access' ? (
+                        <ChangeAccessForm user={user} self={isSelf(user)} customers={customers.data ?? []} onSaved={accessSaved} onCancel={() => setEditing(null)} />
+                      ) : (
+                        <UserActions user={user} self={isSelf(user)} handlers={actions} />
+                      )}
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>
@@ -116,5 +135,38 @@ export function UsersPage() {
         </div>
       )}
     </section>
+  );
+}
+
+interface UserActionHandlers {
+  edit: (user: User, what: 'password' | 'access') => void;
+  remove: (user: User) => Promise<void>;
+  refuseSelfDelete: () => void;
+  endSessions: (user: User) => Promise<void>;
+}
+
+function UserActions({ user, self, handlers }: { user: User; self: boolean; handlers: UserActionHandlers }) {
+  return (
+    <span className="user-actions">
+      <button type="button" onClick={() => handlers.edit(user, 'access')}>
+        Change access
+      </button>
+      <button type="button" onClick={() => handlers.edit(user, 'password')}>
+        Change password
+      </button>
+      <ConfirmButton
+        label="End sessions"
+        question={self ? 'End all your sessions? This signs you out here too.' : `End all sessions of ${user.username}? They sign in again.`}
+        busyLabel="Ending…"
+        onConfirm={() => handlers.endSessions(user)}
+      />
+      {self ? (
+        <button type="button" className="danger-outline" onClick={handlers.refuseSelfDelete}>
+          Delete
+        </button>
+      ) : (
+        <ConfirmButton label="Delete" question={`Delete user ${user.username}? They can no longer sign in.`} busyLabel="Deleting…" onConfirm={() => handlers.remove(user)} />
+      )}
+    </span>
   );
 }
