@@ -1,10 +1,15 @@
-// My account: who is signed in, since when the user exists, and two-factor sign-in. The password is
-// changed on the users page (any user may set any user's password there).
+// My account: who is signed in, with which role and customers, since when the user exists, two-factor
+// sign-in and the sessions. The password is changed on the users page, by an admin with every customer.
 import { api } from '../api/client';
+import type { Role } from '../api/session';
+import { useAccess } from '../auth/access';
 import { Link } from '../router';
 import { Badge, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { SessionsSection } from './sessions';
 import { TwoFactor } from './two-factor';
+import type { Customer } from '../api/types';
+import { scopeText } from '../users/access-fields';
 import './account.css';
 
 /** GET /auth/me for a signed-in user (an API key gets another shape, which the console never holds). */
@@ -13,10 +18,13 @@ interface Me {
   username: string;
   totp_enabled: boolean;
   created_at: string;
+  role: Role;
+  customer_ids: number[] | null;
 }
 
 export function AccountPage() {
   const me = useResource((signal) => api<Me>('/auth/me', { signal }), []);
+  const fullAdmin = useAccess().fullAdmin;
   return (
     <section className="account">
       <h1>My account</h1>
@@ -38,17 +46,38 @@ export function AccountPage() {
                 </dd>
               </div>
               <div className="fact">
+                <dt>Role</dt>
+                <dd data-testid="account-role">{me.data.role}</dd>
+              </div>
+              <div className="fact">
+                <dt>Customers</dt>
+                <dd data-testid="account-customers">{me.data.customer_ids === null ? 'All customers' : <CustomerNames ids={me.data.customer_ids} />}</dd>
+              </div>
+              <div className="fact">
                 <dt>Two-factor sign-in</dt>
                 <dd>{me.data.totp_enabled ? <Badge tone="good">on</Badge> : <Badge tone="muted">off</Badge>}</dd>
               </div>
             </dl>
             <p className="muted">
-              To change your password, use <Link to="/users">Change password</Link> in your row on the users page.
+              {fullAdmin ? (
+                <>
+                  To change your password, use <Link to="/users">Change password</Link> in your row on the users page.
+                </>
+              ) : (
+                'To change your password or your access, ask an administrator.'
+              )}
             </p>
           </div>
           <TwoFactor enabled={me.data.totp_enabled} onChanged={me.reload} />
+          <SessionsSection />
         </>
       )}
     </section>
   );
+}
+
+/** The customers a limited user has: the customers list, which the server filters to exactly those. */
+function CustomerNames({ ids }: { ids: number[] }) {
+  const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
+  return <>{scopeText(ids, customers.data)}</>;
 }
