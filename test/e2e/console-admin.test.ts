@@ -124,6 +124,8 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await page.getByRole('link', { name: 'Users', exact: true }).click();
     await page.getByLabel('Username').fill('anna');
     await page.getByLabel('Password').fill(ANNA_PASSWORD);
+    // New users start as read; anna goes on to create tasks and upload firmware below.
+    await page.getByLabel('Role').selectOption('admin');
     await page.getByRole('button', { name: 'Create user' }).click();
     await page.getByTestId('user-row').filter({ hasText: 'anna' }).waitFor({ timeout: 15_000 });
     await signOut();

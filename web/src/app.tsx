@@ -83,7 +83,7 @@ const ROUTES: Route[] = [
   { pattern: '/firmware', render: () => <FirmwarePage /> },
   { pattern: '/audit', render: () => <AuditPage /> },
   { pattern: '/settings', render: () => <SettingsPage />, need: 'full-admin' },
-  { pattern: '/users', render: () => <UsersPage />, need: 'all-customers' },
+  { pattern: '/users', render: () => <UsersPage />, need: 'full-admin' },
   { pattern: '/keys', render: () => <KeysPage /> },
   { pattern: '/account', render: () => <AccountPage /> },
   {
@@ -142,7 +142,7 @@ const NAV: readonly { to: string; label: string; need?: Need }[] = [
   { to: '/tasks', label: 'Tasks' },
   { to: '/scripts', label: 'Scripts' },
   { to: '/firmware', label: 'Firmware' },
-  { to: '/users', label: 'Users', need: 'all-customers' },
+  { to: '/users', label: 'Users', need: 'full-admin' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit' },
   { to: '/terminal', label: 'Terminal', need: 'full-admin' },

@@ -23,13 +23,12 @@ export interface Access {
 }
 
 /**
- * - `all-customers`: server-wide reads (the users list, settings), for users with every customer.
  * - `write`: changes within the user's customers (write and admin users).
  * - `server-wide`: changes that reach every customer: firmware and installer uploads, new customers,
  *   the script library (write and admin users with every customer).
  * - `full-admin`: users, settings and the server's terminal (admins with every customer).
  */
-export type Need = 'all-customers' | 'write' | 'server-wide' | 'full-admin';
+export type Need = 'write' | 'server-wide' | 'full-admin';
 
 export function accessOf(role: Role, customerIds: number[] | null): Access {
   const canWrite = role !== 'read';
@@ -39,7 +38,6 @@ export function accessOf(role: Role, customerIds: number[] | null): Access {
 }
 
 export function allows(access: Access, need: Need | undefined): boolean {
-  if (need === 'all-customers') return !access.scoped;
   if (need === 'write') return access.canWrite;
   if (need === 'server-wide') return access.canWrite && !access.scoped;
   if (need === 'full-admin') return access.fullAdmin;

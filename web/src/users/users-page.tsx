@@ -1,11 +1,10 @@
 // Users (issue 35): each has a role (read < write < admin) and is limited to some customers or has
-// them all. An admin with every customer creates users, changes a user's access or password, ends their
-// sessions and deletes them; anyone else who may see the list (users with every customer) only reads it.
+// them all. This page is an admin's with every customer (app.tsx), as the server's user management is:
+// create users, change a user's access or password, end their sessions, delete them.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { endSession, useSessionState } from '../api/session';
 import type { Customer } from '../api/types';
-import { useAccess } from '../auth/access';
 import { useActionError } from '../ui/use-action-error';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
@@ -25,7 +24,6 @@ const byName = (a: User, b: User) => a.username.localeCompare(b.username);
 export function UsersPage() {
   const users = useResource((signal) => api<User[]>('/users', { signal }), []);
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
-  const manage = useAccess().fullAdmin;
   const signedInAs = useSessionState().session?.username ?? '';
   const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<Notice | null>(null);
@@ -77,7 +75,7 @@ export function UsersPage() {
         A read user looks only; a write user also changes things and runs commands; an admin also manages users, settings and the server's
         terminal. A user limited to customers sees only theirs.
       </p>
-      {manage && <CreateUserForm customers={customers.data ?? []} onCreated={(user) => done(`User ${user.username} created.`)} />}
+      <CreateUserForm customers={customers.data ?? []} onCreated={(user) => done(`User ${user.username} created.`)} />
       {notice && (
         <div className={`banner banner-${notice.tone}`} role="status">
           {notice.text}
@@ -99,7 +97,7 @@ export function UsersPage() {
                 <th>Two-factor</th>
                 <th>Created</th>
                 <th>Last sign-in</th>
-                {manage && <th />}
+                <th />
               </tr>
             </thead>
             <tbody>
@@ -117,17 +115,15 @@ export function UsersPage() {
                   <td>
                     <RelativeTime iso={user.last_login_at} />
                   </td>
-                  {manage && (
-                    <td>
-                      {editing?.id === user.id && editing.what === 'password' ? (
-                        <ChangePasswordForm user={user} self={isSelf(user)} onSaved={() => passwordSaved(user)} onCancel={() => setEditing(null)} />
-                      ) : editing?.id === user.id && editing.what === 'access' ? (
-                        <ChangeAccessForm user={user} self={isSelf(user)} customers={customers.data ?? []} onSaved={accessSaved} onCancel={() => setEditing(null)} />
-                      ) : (
-                        <UserActions user={user} self={isSelf(user)} handlers={actions} />
-                      )}
-                    </td>
-                  )}
+                  <td>
+                    {editing?.id === user.id && editing.what === 'password' ? (
+                      <ChangePasswordForm user={user} self={isSelf(user)} onSaved={() => passwordSaved(user)} onCancel={() => setEditing(null)} />
+                    ) : editing?.id === user.id && editing.what === 'access' ? (
+                      <ChangeAccessForm user={user} self={isSelf(user)} customers={customers.data ?? []} onSaved={accessSaved} onCancel={() => setEditing(null)} />
+                    ) : (
+                      <UserActions user={user} self={isSelf(user)} handlers={actions} />
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
