@@ -35,7 +35,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
   const firmwareBytes = randomBytes(3 * 1024 * 1024);
 
   const signOut = async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
   };
 
@@ -142,7 +142,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await page.getByLabel('Authentication code').fill(wrongCode(await generate({ secret, epoch: Math.floor(Date.now() / 1000) })));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('alert').waitFor({ timeout: 15_000 });
-    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Sign out', exact: true }).count()).toBe(1);
     clock.offsetMs = -60_000;
     try {
       await page.getByLabel('Authentication code').fill(await generate({ secret, epoch: Math.floor(clock.now().getTime() / 1000) }));
