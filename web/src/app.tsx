@@ -134,7 +134,7 @@ function Console({ username }: { username: string }) {
   );
 }
 
-const NAV: readonly { to: string; label: string; need?: Need }[] = [
+const NAV: readonly { to: string; label: string }[] = [
   { to: '/', label: 'Fleet' },
   { to: '/agents', label: 'Agents' },
   { to: '/alerts', label: 'Alerts' },
@@ -142,16 +142,17 @@ const NAV: readonly { to: string; label: string; need?: Need }[] = [
   { to: '/tasks', label: 'Tasks' },
   { to: '/scripts', label: 'Scripts' },
   { to: '/firmware', label: 'Firmware' },
-  { to: '/users', label: 'Users', need: 'full-admin' },
+  { to: '/users', label: 'Users' },
   { to: '/keys', label: 'API keys' },
   { to: '/audit', label: 'Audit' },
-  { to: '/terminal', label: 'Terminal', need: 'full-admin' },
-  { to: '/settings', label: 'Settings', need: 'full-admin' },
+  { to: '/terminal', label: 'Terminal' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 function Header({ username, path }: { username: string; path: string }) {
   const access = useAccess();
-  const nav = NAV.filter((n) => allows(access, n.need));
+  // A link shows when its page would: the route's `need` is the one place that says who may open it.
+  const nav = NAV.filter((n) => allows(access, ROUTES.find((r) => match(r.pattern, n.to))?.need));
   // Agent pages name the agent and its tab themselves (agent-page.tsx); every other page its section.
   const current = NAV.find((n) => (n.to === '/' ? path === '/' : path.startsWith(n.to)));
   const label = current?.label;
