@@ -23,6 +23,9 @@ const NOT_LISTS: Record<string, string> = {
   '/api/v1/agents/{id}/tunnels': 'Not paged',
   // One entry per distinct tag, at most 20 per agent.
   '/api/v1/agents/tags': 'Not paged',
+  // One per sign-in, gone when it ends or expires.
+  '/api/v1/auth/sessions': 'Not paged',
+  '/api/v1/users/{id}/sessions': 'Not paged',
 };
 
 let rmm: TestApp;
