@@ -23,6 +23,8 @@ const NOT_LISTS: Record<string, string> = {
   '/api/v1/agents/{id}/tunnels': 'Not paged',
   // One entry per distinct tag, at most 20 per agent.
   '/api/v1/agents/tags': 'Not paged',
+  // A user's own passkeys, at most 25.
+  '/api/v1/auth/passkeys': 'Not paged',
 };
 
 let rmm: TestApp;
