@@ -3,7 +3,10 @@
 // wrong, replayed and cloned answers refused. A software authenticator signs for real; the server's
 // verification, database and sessions are the real ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.js';
+import { runAdminCommand } from '../src/admin/commands.js';
+import { createCoreServices } from '../src/apps/server/services.js';
+import { systemClock } from '../src/platform/clock.js';
+import { buildTestApp, testSecrets, type TestApp } from './helpers/app.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createKey, login, seedUser } from './helpers/identity.js';
 import { SoftAuthenticator, type CreationOptions, type RequestOptions } from './helpers/soft-authenticator.js';
@@ -192,5 +195,22 @@ describe('naming and deleting passkeys', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/audit?limit=1000', headers: bearer(admin) });
     const actions = res.json<Array<{ actor: string; action: string }>>().filter((e) => e.actor === 'pia').map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['auth.passkey_added', 'auth.passkey_renamed', 'auth.passkey_deleted', 'auth.login', 'auth.2fa_failed']));
+  });
+});
+
+describe('recovery by an operator', () => {
+  it('`user remove-passkeys` removes them all and ends the sessions; the password alone signs in again', async () => {
+    await seedUser(t, 'vera', 'vera-password-8');
+    const vera = await login(t.app, 'vera', 'vera-password-8');
+    const lost = new SoftAuthenticator(ORIGIN);
+    await addPasskey(lost, vera, 'Lost key');
+    await addPasskey(lost, vera, 'Lost phone');
+    expect((await pendingLogin('vera', 'vera-password-8')).methods).toEqual(['passkey']);
+    const out: string[] = [];
+    const code = await runAdminCommand({ argv: ['user', 'remove-passkeys', 'vera'] }, { services: createCoreServices(t.db, testSecrets(), systemClock), out: (line) => out.push(line) });
+    expect(code).toBe(0);
+    expect(out).toEqual(["removed 2 passkey(s) of vera; the user's sessions have ended"]);
+    expectError(await t.app.inject({ method: 'GET', url: '/api/v1/auth/passkeys', headers: bearer(vera) }), 401, 'UNAUTHORIZED');
+    expect((await pendingLogin('vera', 'vera-password-8')).token).toEqual(expect.any(String));
   });
 });

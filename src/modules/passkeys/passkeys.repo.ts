@@ -94,3 +94,9 @@ export async function takeChallenge(db: Db, challenge: string, purpose: Challeng
   if (owner && 'pending_id' in owner) query = query.where('pending_id', '=', owner.pending_id);
   return query.returningAll().executeTakeFirst();
 }
+
+/** Removes every passkey of a user; returns how many there were. */
+export async function deleteAllPasskeys(db: Db, userId: number): Promise<number> {
+  const rows = await db.deleteFrom('passkeys').where('user_id', '=', userId).returning('id').execute();
+  return rows.length;
+}
