@@ -26,6 +26,8 @@ const NOT_LISTS: Record<string, string> = {
   // One per sign-in, gone when it ends or expires.
   '/api/v1/auth/sessions': 'Not paged',
   '/api/v1/users/{id}/sessions': 'Not paged',
+  // A user's own passkeys, at most 25.
+  '/api/v1/auth/passkeys': 'Not paged',
 };
 
 let rmm: TestApp;

@@ -10,6 +10,7 @@ import type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+import type { PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
 import type { BulkActionResultsTable, BulkActionsTable, CommandHistoryTable, ScriptsTable } from './schema-workflows.js';
 
@@ -364,6 +365,8 @@ export interface Database {
   cluster_replies: ClusterRepliesTable;
   blob_chunks: BlobChunksTable;
   blobs: BlobsTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }
 
 export type {
@@ -380,4 +383,5 @@ export type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+export type { ChallengePurpose, PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 export type { BulkActionResultsTable, BulkActionsTable, BulkResultStatus, CommandHistoryTable, ScriptShell, ScriptsTable } from './schema-workflows.js';

@@ -15,6 +15,16 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'POST /api/v1/auth/2fa/confirm': ['confirmTwoFactor', 'Turns two-factor sign-in on with a current code of the secret from setup; 400 for a wrong code.'],
   'POST /api/v1/auth/2fa/disable': ['disableTwoFactor', 'Needs the password and a current code; all of the user\'s sessions end.'],
   'POST /api/v1/auth/logout': ['logout', 'Ends every session of the signed-in user: tokens issued before now stop working.'],
+  'GET /api/v1/auth/passkeys': ['listPasskeys'],
+  'POST /api/v1/auth/passkeys/registration-options': ['getPasskeyRegistrationOptions'],
+  'POST /api/v1/auth/passkeys': ['registerPasskey'],
+  'PATCH /api/v1/auth/passkeys/{id}': ['renamePasskey'],
+  'DELETE /api/v1/auth/passkeys/{id}': ['deletePasskey'],
+  'POST /api/v1/auth/2fa/passkey-options': ['getSecondFactorPasskeyOptions'],
+  'POST /api/v1/auth/2fa/passkey': ['validateSecondFactorPasskey'],
+  'GET /api/v1/auth/passkey-login': ['getPasswordlessLoginStatus'],
+  'POST /api/v1/auth/passkey-options': ['getPasswordlessPasskeyOptions'],
+  'POST /api/v1/auth/passkey-login': ['loginWithPasskey'],
   'GET /api/v1/auth/me': ['getCurrentCaller', 'The signed-in user (id, username, two-factor state, role, customers, session), or the API key in use (id, name, hint, permission, customer scope).'],
   'GET /api/v1/auth/sessions': ['listOwnSessions', 'The signed-in user\'s sessions, newest use first. Not paged: one per sign-in, gone when it ends or expires (8 hours).'],
   'DELETE /api/v1/auth/sessions/{session_id}': ['endOwnSession', 'Ends one of the signed-in user\'s sessions: its token stops working at once. Another user\'s session is 404.'],
@@ -148,7 +158,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
 
 /** The declared tags, in the order the documentation lists them. */
 export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
-  { name: 'auth', description: 'Sign-in, two-factor sign-in, sessions' },
+  { name: 'auth', description: 'Sign-in, two-factor sign-in, passkeys, sessions' },
   { name: 'users', description: 'Console users' },
   { name: 'customers', description: 'Customers, their API keys and agents' },
   { name: 'api keys', description: 'API keys with permissions, customer scope and enrollment limits' },

@@ -1,9 +1,10 @@
-// My account: who is signed in, since when the user exists, and two-factor sign-in. The password is
+// My account: who is signed in, since when the user exists, two-factor sign-in and passkeys. The password is
 // changed on the users page (any user may set any user's password there).
 import { api } from '../api/client';
 import { Link } from '../router';
 import { Badge, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { Passkeys } from './passkeys';
 import { TwoFactor } from './two-factor';
 import './account.css';
 
@@ -47,6 +48,7 @@ export function AccountPage() {
             </p>
           </div>
           <TwoFactor enabled={me.data.totp_enabled} onChanged={me.reload} />
+          <Passkeys />
         </>
       )}
     </section>
