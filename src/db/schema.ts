@@ -12,6 +12,7 @@ import type {
 import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
 import type { BulkActionResultsTable, BulkActionsTable, CommandHistoryTable, ScriptsTable } from './schema-workflows.js';
+import type { SsoIdentitiesTable, SsoLoginsTable, SsoProvidersTable } from './schema-sso.js';
 
 /** A timestamp the database fills in on insert. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -364,6 +365,9 @@ export interface Database {
   cluster_replies: ClusterRepliesTable;
   blob_chunks: BlobChunksTable;
   blobs: BlobsTable;
+  sso_providers: SsoProvidersTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_logins: SsoLoginsTable;
 }
 
 export type {
@@ -380,4 +384,5 @@ export type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+export type { SsoIdentitiesTable, SsoLoginsTable, SsoMapping, SsoProvidersTable } from './schema-sso.js';
 export type { BulkActionResultsTable, BulkActionsTable, BulkResultStatus, CommandHistoryTable, ScriptShell, ScriptsTable } from './schema-workflows.js';
