@@ -12,7 +12,8 @@ import * as s from './auth.schemas.js';
 
 const tags = ['auth'];
 
-function tokenBody(result: LoginResult & { kind: 'token' }) {
+/** A completed sign-in as the API answers it. */
+export function tokenBody(result: LoginResult & { kind: 'token' }) {
   return {
     token: result.token,
     token_type: 'Bearer' as const,
