@@ -26,7 +26,7 @@ const concrete = (url: string) => url.replace(/:[^/]+/g, '1') + (url.endsWith('/
 
 // The contract's lists, written out by path so that a wrong declaration on a route is caught.
 // GET /metrics takes no API credentials: it has its own guard (METRICS_TOKEN, else this machine only).
-const NO_CREDENTIALS = ['POST /api/v1/auth/login', 'POST /api/v1/auth/2fa/validate', 'GET /healthz', 'GET /readyz', 'GET /api/v1/openapi.json', 'GET /metrics'];
+const NO_CREDENTIALS = ['POST /api/v1/auth/login', 'POST /api/v1/auth/2fa/validate', 'GET /api/v1/auth/sso/providers', 'GET /api/v1/auth/sso/:id/start', 'GET /api/v1/auth/sso/:id/callback', 'POST /api/v1/auth/sso/exchange', 'GET /healthz', 'GET /readyz', 'GET /api/v1/openapi.json', 'GET /metrics'];
 const AGENT_KEY = [
   /^GET \/api\/v1\/agent\/ws$/,
   /^POST \/api\/v1\/agent\/(register|heartbeat)$/,
