@@ -25,6 +25,8 @@ export interface TestIdp {
   accounts: Map<string, Record<string, unknown>>;
   /** Who signs in at the next interaction (the login prompt). */
   next: NextLogin;
+  /** The amr reported for sign-ins by a client, instead of next.amr (a provider that does MFA, one that does not). */
+  amrByClient: Record<string, string[]>;
   /** How many times someone signed in here (interactions finished). */
   interactions: number;
   /**
@@ -64,6 +66,7 @@ export async function startTestIdp(port: number, clients: TestIdpClient[]): Prom
     issuer,
     accounts,
     next: { accountId: 'nobody', amr: ['pwd'] },
+    amrByClient: {},
     interactions: 0,
     authorize: (url) => followThrough(url, issuer),
     close: () => new Promise((resolve) => server.close(() => resolve())),
@@ -71,8 +74,9 @@ export async function startTestIdp(port: number, clients: TestIdpClient[]): Prom
   const server: Server = createServer((req, res) => {
     if (!req.url?.startsWith('/interaction/')) return handle(req, res);
     void (async () => {
-      await provider.interactionDetails(req, res);
-      const { accountId, amr, error } = idp.next;
+      const details = await provider.interactionDetails(req, res);
+      const { accountId, error } = idp.next;
+      const amr = idp.amrByClient[String(details.params.client_id)] ?? idp.next.amr;
       idp.interactions += 1;
       const result = error ? { error, error_description: 'The user cancelled the sign-in' } : { login: { accountId, amr } };
       await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { startSession } from '../api/session';
 import { errorText } from '../ui/widgets';
+import { SsoButtons, useSsoReturn } from './sso-sign-in';
 
 interface SignedIn {
   token: string;
@@ -32,6 +33,11 @@ export function SignInPage({ notice }: { notice: string | null }) {
   const [busy, setBusy] = useState(false);
 
   const finish = (answer: SignedIn) => startSession({ token: answer.token, expiresAt: answer.expires_at, username: answer.user.username });
+  // Back from a single sign-on provider: signed in, or on to the code step like a password sign-in.
+  const ssoBusy = useSsoReturn({
+    onAnswer: (answer) => (answer.pending_token ? setPending(answer.pending_token) : finish(answer as SignedIn)),
+    onError: setError,
+  });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -84,7 +90,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
             <small className="muted">The 6-digit code from your authenticator app.</small>
           </label>
         )}
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="primary" disabled={busy || ssoBusy}>
           {busy ? 'Signing in…' : pending === null ? 'Sign in' : 'Verify'}
         </button>
         {pending !== null && (
@@ -92,6 +98,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
             Use another account
           </button>
         )}
+        {pending === null && <SsoButtons />}
       </form>
     </main>
   );
