@@ -2,7 +2,7 @@
 // the providers with the redirect URI each must register, and whether users other than admins may
 // still sign in with a password.
 import { useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { api } from '../api/client';
 import type { Customer } from '../api/types';
 import { useSubmit } from '../ui/use-submit';
 import { Badge, ConfirmButton, Empty, ErrorBanner, Loading } from '../ui/widgets';
@@ -11,15 +11,20 @@ import { SsoProviderForm, type SsoProvider } from './sso-provider-form';
 
 type PasswordLogin = 'everyone' | 'admins_only';
 
+/** Only admins with every customer manage single sign-on; others are not even asked (the server would answer 403). */
 export function SsoSettings() {
+  const me = useResource((signal) => api<{ role?: string; customer_ids?: number[] | null }>('/auth/me', { signal }), []);
+  if (!me.data) return null;
+  if (me.data.role !== 'admin' || me.data.customer_ids !== null) return <p className="muted">Single sign-on is managed by admins with every customer.</p>;
+  return <SsoAdmin />;
+}
+
+function SsoAdmin() {
   const providers = useResource((signal) => api<SsoProvider[]>('/sso/providers', { signal }), []);
   const customers = useResource((signal) => api<Customer[]>('/customers', { signal }), []);
   const [editing, setEditing] = useState<SsoProvider | 'new' | null>(null);
   const [deleteError, setDeleteError] = useState<unknown>();
 
-  if (providers.error instanceof ApiError && providers.error.status === 403) {
-    return <p className="muted">Single sign-on is managed by admins with every customer.</p>;
-  }
   const saved = () => {
     setEditing(null);
     providers.reload();
