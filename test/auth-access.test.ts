@@ -39,13 +39,16 @@ const AGENT_KEY = [
   /^GET \/api\/v1\/customers\/:[^/]+\/wau\/(included|excluded)(_apps\.txt)?$/,
 ];
 const TERMINAL = /^GET \/api\/v1\/terminal$/;
+/** Single sign-on management: like managing users, for signed-in admins only (keys 403). */
+const SSO_ADMIN = /^(GET|POST|PUT|DELETE) \/api\/v1\/sso\//;
 const USERS_ONLY = [
+  SSO_ADMIN,
   /^(POST \/api\/v1\/users|PUT \/api\/v1\/users\/:[^/]+\/password|DELETE \/api\/v1\/users\/:[^/]+)$/,
   /^POST \/api\/v1\/auth\/(2fa\/(setup|confirm|disable)|logout)$/,
   TERMINAL,
 ];
 /** GETs a read key may not call: the terminal, the agent socket (§1) and the tunnel proxy socket (§8: write/admin). */
-const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/];
+const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/, SSO_ADMIN];
 const matches = (r: Route, patterns: RegExp[]) => patterns.some((p) => p.test(label(r)));
 /** What a key gets where it may not go: 401 at the terminal (a real login only, §11), 403 anywhere else. */
 const refusal = (r: Route) => `${label(r)} → ${TERMINAL.test(label(r)) ? '401 UNAUTHORIZED' : '403 FORBIDDEN'}`;
@@ -131,7 +134,7 @@ describe('read key', () => {
     expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
     const denied = gets.filter((r) => matches(r, NOT_FOR_READ_KEYS));
     expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
-    expect(denied).toHaveLength(3);
+    expect(denied).toHaveLength(5);
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {
