@@ -28,6 +28,9 @@ const NOT_LISTS: Record<string, string> = {
   '/api/v1/users/{id}/sessions': 'Not paged',
   // A user's own passkeys, at most 25.
   '/api/v1/auth/passkeys': 'Not paged',
+  // Single sign-on providers: a handful an admin configured.
+  '/api/v1/auth/sso/providers': 'Not paged',
+  '/api/v1/sso/providers': 'Not paged',
 };
 
 let rmm: TestApp;

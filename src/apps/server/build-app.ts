@@ -90,6 +90,7 @@ import { PasskeyService } from '../../modules/passkeys/passkeys.service.js';
 import { healthRoutes } from '../../modules/health/health.routes.js';
 import { HealthService } from '../../modules/health/health.service.js';
 import { settingsRoutes } from '../../modules/settings/settings.routes.js';
+import { createSsoFeature } from '../../modules/sso/sso.feature.js';
 import { userRoutes } from '../../modules/users/users.routes.js';
 import { SoftwareInventory } from '../../modules/wau/software-inventory.js';
 import { wauRoutes } from '../../modules/wau/wau.routes.js';
@@ -149,6 +150,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const auth = new AuthService(deps.db.db, core.passwords, tokens, core.box, clock);
   const passkeys = new PasskeyService(deps.db.db, auth, clock);
   auth.otherSecondFactors = (userId) => passkeys.secondFactorsOf(userId);
+  const sso = createSsoFeature({ db: deps.db.db, box: core.box, clock, logger: deps.logger, users: core.users, auth, publicUrl: deps.config.publicUrl });
 
   await app.register(authPlugin, {
     apiKey: (key) => core.apiKeys.authenticate(key),
@@ -277,6 +279,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     async (api) => {
       await api.register(authRoutes, { auth });
       await api.register(passkeyRoutes, { passkeys, signIn: new PasskeySignIn(deps.db.db, auth, core.settings, clock), allowedOrigins: deps.config.allowedOrigins });
+      await sso.routes(api);
       await api.register(userRoutes, { users: core.users, auth });
       await api.register(customerRoutes, { customers: core.customers, apiKeys: core.apiKeys });
       await api.register(wauRoutes, { wau: new WauService(deps.db.db, clock) });

@@ -12,7 +12,7 @@ import * as s from './auth.schemas.js';
 
 const tags = ['auth'];
 
-/** An access token as the API answers it (also for passkey sign-ins). */
+/** A completed sign-in as the API answers it (password, TOTP, passkey, single sign-on). */
 export function tokenBody(result: LoginResult & { kind: 'token' }) {
   return {
     token: result.token,

@@ -7,6 +7,7 @@ import { api, ApiError } from '../api/client';
 import { startSession } from '../api/session';
 import { errorText } from '../ui/widgets';
 import { PasskeySecondStep, PasswordlessSignIn } from './passkey-sign-in';
+import { SsoButtons, useSsoReturn } from './sso-sign-in';
 
 interface SignedIn {
   token: string;
@@ -36,6 +37,11 @@ export function SignInPage({ notice }: { notice: string | null }) {
   const [busy, setBusy] = useState(false);
 
   const finish = (answer: SignedIn) => startSession({ token: answer.token, expiresAt: answer.expires_at, username: answer.user.username });
+  // Back from a single sign-on provider: signed in, or on to the code step like a password sign-in.
+  const ssoBusy = useSsoReturn({
+    onAnswer: (answer) => (answer.pending_token ? setPending(answer.pending_token) : finish(answer as SignedIn)),
+    onError: setError,
+  });
 
   const passkeyHandlers = {
     onSignedIn: finish,
@@ -98,7 +104,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
           </label>
         )}
         {(pending === null || methods.includes('totp')) && (
-          <button type="submit" className="primary" disabled={busy}>
+          <button type="submit" className="primary" disabled={busy || ssoBusy}>
             {busy ? 'Signing in…' : pending === null ? 'Sign in' : 'Verify'}
           </button>
         )}
@@ -108,6 +114,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
             Use another account
           </button>
         )}
+        {pending === null && <SsoButtons />}
       </form>
     </main>
   );

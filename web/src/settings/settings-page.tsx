@@ -7,6 +7,7 @@ import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { SsoSettings } from './sso-settings';
 import './settings.css';
 
 interface Settings {
@@ -56,6 +57,7 @@ export function SettingsPage() {
       <ErrorBanner error={settings.error} />
       {/* Keyed by the loaded values: the form starts from what the server holds. */}
       {settings.data ? <SettingsForm key={JSON.stringify(settings.data)} current={settings.data} /> : !settings.error && <Loading />}
+      <SsoSettings />
     </section>
   );
 }
