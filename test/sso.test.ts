@@ -4,6 +4,8 @@
 // auto_create refuses strangers; a local user's name is never taken over; the client secret is only
 // ever a hint; and password sign-in can be turned off for everyone but admins.
 import { generate } from 'otplib';
+import { sql } from 'kysely';
+import { MAX_OPEN_LOGINS } from '../src/modules/sso/sso-login.service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { freePort } from './helpers/free-port.js';
@@ -263,6 +265,16 @@ describe('replays and tampering', () => {
     }
     expect((await exchange(ticket, cookie)).statusCode).toBe(200);
     expect((await exchange(ticket, cookie)).statusCode).toBe(401);
+  });
+
+  it('stores at most MAX_OPEN_LOGINS sign-ins in progress: anonymous starts cannot fill the database', async () => {
+    await sql`insert into sso_logins (state, provider_id, browser_hash, code_verifier, nonce, redirect_uri, expires_at)
+      select 'flood-' || n, ${providerId}, 'h', 'v', 'n', 'r', now() + interval '10 minutes' from generate_series(1, ${MAX_OPEN_LOGINS}) as n`.execute(t.db.db);
+    const start = await t.app.inject({ method: 'GET', url: `/api/v1/auth/sso/${providerId}/start` });
+    expect(start.statusCode).toBe(303);
+    expect(new URLSearchParams(new URL(start.headers.location!).hash.slice(1)).get('sso_error')).toMatch(/Too many single sign-ons/);
+    await sql`delete from sso_logins where state like 'flood-%'`.execute(t.db.db);
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/auth/sso/${providerId}/start` })).headers.location).toContain('state=');
   });
 
   it('refuses a disabled provider at the start', async () => {

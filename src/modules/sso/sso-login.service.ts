@@ -26,6 +26,8 @@ import * as repo from './sso.repo.js';
 const LOGIN_TTL_MS = 10 * 60_000;
 /** From the provider's answer to the console's exchange: one page load. */
 const TICKET_TTL_MS = 2 * 60_000;
+/** Start is public and stores a row: at most this many sign-ins in progress (each expires in 10 minutes). */
+export const MAX_OPEN_LOGINS = 5000;
 
 /** A sign-in that ends on the sign-in page with this message (it is shown as text). */
 export class SsoRefusal extends Error {
@@ -75,6 +77,9 @@ export class SsoLoginService {
     const browserSecret = randomBytes(24).toString('base64url');
     const redirectUri = redirectUriOf(origin, provider.id);
     await repo.deleteExpiredLogins(this.db, now);
+    if ((await repo.countOpenLogins(this.db)) >= MAX_OPEN_LOGINS) {
+      throw new SsoRefusal('Too many single sign-ons are in progress; try again in a few minutes.');
+    }
     await repo.insertLogin(this.db, {
       state,
       provider_id: provider.id,

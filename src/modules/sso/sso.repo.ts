@@ -86,6 +86,12 @@ export async function insertLogin(db: Kysely<Database>, login: NewLogin): Promis
 }
 
 /** Logins whose start and ticket have both expired are of no use to anyone. */
+/** Sign-ins begun and not yet expired (the bound on what anonymous callers can make us store). */
+export async function countOpenLogins(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('sso_logins').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function deleteExpiredLogins(db: Kysely<Database>, now: Date): Promise<void> {
   await db
     .deleteFrom('sso_logins')
