@@ -22,6 +22,8 @@ import bulkActions from './0019_bulk_actions.js';
 import consoleDefects from './0020_console_defects.js';
 import taskTargets from './0021_task_targets.js';
 import userRolesSessions from './0022_user_roles_sessions.js';
+import passkeys from './0023_passkeys.js';
+import sso from './0024_sso.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -48,4 +50,6 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0020_console_defects', consoleDefects],
   ['0021_task_targets', taskTargets],
   ['0022_user_roles_sessions', userRolesSessions],
+  ['0023_passkeys', passkeys],
+  ['0024_sso', sso],
 ];

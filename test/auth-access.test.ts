@@ -26,7 +26,7 @@ const concrete = (url: string) => url.replace(/:[^/]+/g, '1') + (url.endsWith('/
 
 // The contract's lists, written out by path so that a wrong declaration on a route is caught.
 // GET /metrics takes no API credentials: it has its own guard (METRICS_TOKEN, else this machine only).
-const NO_CREDENTIALS = ['POST /api/v1/auth/login', 'POST /api/v1/auth/2fa/validate', 'GET /healthz', 'GET /readyz', 'GET /api/v1/openapi.json', 'GET /metrics'];
+const NO_CREDENTIALS = ['POST /api/v1/auth/login', 'POST /api/v1/auth/2fa/validate', 'POST /api/v1/auth/2fa/passkey-options', 'POST /api/v1/auth/2fa/passkey', 'GET /api/v1/auth/passkey-login', 'POST /api/v1/auth/passkey-options', 'POST /api/v1/auth/passkey-login', 'GET /api/v1/auth/sso/providers', 'GET /api/v1/auth/sso/:id/start', 'GET /api/v1/auth/sso/:id/callback', 'POST /api/v1/auth/sso/exchange', 'GET /healthz', 'GET /readyz', 'GET /api/v1/openapi.json', 'GET /metrics'];
 const AGENT_KEY = [
   /^GET \/api\/v1\/agent\/ws$/,
   /^POST \/api\/v1\/agent\/(register|heartbeat)$/,
@@ -39,12 +39,18 @@ const AGENT_KEY = [
   /^GET \/api\/v1\/customers\/:[^/]+\/wau\/(included|excluded)(_apps\.txt)?$/,
 ];
 const TERMINAL = /^GET \/api\/v1\/terminal$/;
+/** A user's own passkeys (issue 35): signed-in users only. */
+const PASSKEYS = /^[A-Z]+ \/api\/v1\/auth\/passkeys(\/.*)?$/;
+/** Single sign-on management: like managing users, for signed-in admins only (keys 403). */
+const SSO_ADMIN = /^(GET|POST|PUT|DELETE) \/api\/v1\/sso\//;
 const USERS_ONLY = [
+  SSO_ADMIN,
   /^(POST \/api\/v1\/users|PUT \/api\/v1\/users\/:[^/]+\/password|(DELETE|PATCH) \/api\/v1\/users\/:[^/]+)$/,
   /^(GET|DELETE) \/api\/v1\/users\/:[^/]+\/sessions$/,
   /^POST \/api\/v1\/auth\/(2fa\/(setup|confirm|disable)|logout)$/,
   /^(GET \/api\/v1\/auth\/sessions|DELETE \/api\/v1\/auth\/sessions\/:[^/]+)$/,
   TERMINAL,
+  PASSKEYS,
 ];
 /** GETs a read key may not call besides the users-only ones: the terminal, the agent socket (§1) and the tunnel proxy socket (§8: write/admin). */
 const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/];
@@ -134,7 +140,7 @@ describe('read key', () => {
     expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
     const denied = gets.filter(notForKeys);
     expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
-    expect(denied).toHaveLength(5);
+    expect(denied).toHaveLength(8);
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {

@@ -23,6 +23,14 @@ const NOT_LISTS: Record<string, string> = {
   '/api/v1/agents/{id}/tunnels': 'Not paged',
   // One entry per distinct tag, at most 20 per agent.
   '/api/v1/agents/tags': 'Not paged',
+  // One per sign-in, gone when it ends or expires.
+  '/api/v1/auth/sessions': 'Not paged',
+  '/api/v1/users/{id}/sessions': 'Not paged',
+  // A user's own passkeys, at most 25.
+  '/api/v1/auth/passkeys': 'Not paged',
+  // Single sign-on providers: a handful an admin configured.
+  '/api/v1/auth/sso/providers': 'Not paged',
+  '/api/v1/sso/providers': 'Not paged',
 };
 
 let rmm: TestApp;

@@ -33,15 +33,15 @@ describe('settings', () => {
   it('are all null on a new installation', async () => {
     const res = await getSettings();
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null });
+    expect(res.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null, passwordless_login: false });
   });
 
   it('store an https backend_url and a wss ws_url', async () => {
     const payload = { backend_url: 'https://rmm.example.com', ws_url: 'wss://rmm.example.com/api/v1/agent/ws' };
     const res = await putSettings(payload);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null });
-    expect((await getSettings()).json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null });
+    expect(res.json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null, passwordless_login: false });
+    expect((await getSettings()).json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null, passwordless_login: false });
   });
 
   it.each([
@@ -119,7 +119,7 @@ describe('settings', () => {
       webhook_secret: WEBHOOK_SECRET,
     };
     expect((await putSettings(full)).statusCode).toBe(200);
-    const expected = { ...full, installer_api_key: agentKey.key_hint, webhook_secret: '…XYZ9' };
+    const expected = { ...full, installer_api_key: agentKey.key_hint, webhook_secret: '…XYZ9', passwordless_login: false };
 
     const partial = await putSettings({ ws_url: 'wss://ws.example.net/agent' });
     expect(partial.json()).toEqual({ ...expected, ws_url: 'wss://ws.example.net/agent' });
@@ -134,7 +134,7 @@ describe('settings', () => {
     expect(rows).not.toHaveProperty('webhook_secret');
 
     const empty = await putSettings({ ws_url: null, installer_api_key: null });
-    expect(empty.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null });
+    expect(empty.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null, passwordless_login: false });
   });
 });
 

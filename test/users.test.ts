@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const USER_FIELDS = ['created_at', 'id', 'last_login_at', 'totp_enabled', 'username'];
+const USER_FIELDS = ['created_at', 'customer_ids', 'id', 'last_login_at', 'role', 'totp_enabled', 'username'];
 
 const createUser = (username: string, password: string) =>
   t.app.inject({ method: 'POST', url: '/api/v1/users', headers: bearer(admin), payload: { username, password } });
@@ -29,7 +29,7 @@ function expectError(res: { statusCode: number; json(): unknown; headers: Record
 }
 
 describe('listing users', () => {
-  it('shows id, username, totp_enabled, created_at and last_login_at, nothing else', async () => {
+  it('shows id, username, totp_enabled, created_at, last_login_at, role and customer_ids, nothing else', async () => {
     await seedUser(t, 'lister', 'lister-password-1');
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(admin) });
     expect(res.statusCode).toBe(200);
@@ -52,6 +52,8 @@ describe('creating users', () => {
       totp_enabled: false,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
       last_login_at: null,
+      role: 'admin',
+      customer_ids: null,
     });
     expect(await login(t.app, 'erin@example.com', 'erin-password-1')).toBeTypeOf('string');
   });

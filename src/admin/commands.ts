@@ -87,6 +87,15 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
       ctx.out(`${user.username} is now an admin with every customer; the user's sessions have ended`);
     },
   },
+  'user remove-passkeys': {
+    usage: 'user remove-passkeys <username>',
+    summary: "remove every passkey of a user who lost them, and end the user's sessions",
+    async run(args, ctx) {
+      const user = await ctx.services.users.getByName(oneName(args, 'username'));
+      const removed = await ctx.services.passkeys.removeAll(user.id);
+      ctx.out(`removed ${removed} passkey(s) of ${user.username}; the user's sessions have ended`);
+    },
+  },
   'apikey create': {
     usage: 'apikey create <name> --permissions agent|read|write|admin [--customer-id N]',
     summary: 'create an API key and print it (the only time it is shown)',

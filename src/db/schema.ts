@@ -10,8 +10,10 @@ import type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+import type { PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
 import type { BulkActionResultsTable, BulkActionsTable, CommandHistoryTable, ScriptsTable } from './schema-workflows.js';
+import type { SsoIdentitiesTable, SsoLoginsTable, SsoProvidersTable } from './schema-sso.js';
 
 /** A timestamp the database fills in on insert. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -364,6 +366,11 @@ export interface Database {
   cluster_replies: ClusterRepliesTable;
   blob_chunks: BlobChunksTable;
   blobs: BlobsTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
+  sso_providers: SsoProvidersTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_logins: SsoLoginsTable;
 }
 
 export type {
@@ -380,4 +387,6 @@ export type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+export type { ChallengePurpose, PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
+export type { SsoIdentitiesTable, SsoLoginsTable, SsoMapping, SsoProvidersTable } from './schema-sso.js';
 export type { BulkActionResultsTable, BulkActionsTable, BulkResultStatus, CommandHistoryTable, ScriptShell, ScriptsTable } from './schema-workflows.js';

@@ -162,7 +162,7 @@ describe('the agent page tabs with live agents', { timeout: PROCESS_TEST_TIMEOUT
     await page.reload();
     await expect.poll(() => page.getByRole('status').textContent(), { timeout: 15_000 }).toContain('Your session has ended');
     await signIn(page, 'admin', PASSWORD);
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('You have signed out.');
   });
 

@@ -84,9 +84,13 @@ import { ApiKeyThrottle } from '../../modules/auth/attempt-throttle.js';
 import { authRoutes } from '../../modules/auth/auth.routes.js';
 import { AuthService } from '../../modules/auth/auth.service.js';
 import { customerRoutes } from '../../modules/customers/customers.routes.js';
+import { PasskeySignIn } from '../../modules/passkeys/passkey-sign-in.js';
+import { passkeyRoutes } from '../../modules/passkeys/passkeys.routes.js';
+import { PasskeyService } from '../../modules/passkeys/passkeys.service.js';
 import { healthRoutes } from '../../modules/health/health.routes.js';
 import { HealthService } from '../../modules/health/health.service.js';
 import { settingsRoutes } from '../../modules/settings/settings.routes.js';
+import { createSsoFeature } from '../../modules/sso/sso.feature.js';
 import { userRoutes } from '../../modules/users/users.routes.js';
 import { SoftwareInventory } from '../../modules/wau/software-inventory.js';
 import { wauRoutes } from '../../modules/wau/wau.routes.js';
@@ -144,6 +148,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const core = createCoreServices(deps.db, deps.secrets, clock, { bcryptRounds: deps.bcryptRounds });
   const tokens = await registerJwt(app, deps.secrets.jwtSecret, clock);
   const auth = new AuthService(deps.db.db, core.passwords, tokens, core.box, clock);
+  const passkeys = new PasskeyService(deps.db.db, auth, clock);
+  auth.otherSecondFactors = (userId) => passkeys.secondFactorsOf(userId);
+  const sso = createSsoFeature({ db: deps.db.db, box: core.box, clock, logger: deps.logger, users: core.users, auth, publicUrl: deps.config.publicUrl });
 
   await app.register(authPlugin, {
     apiKey: (key) => core.apiKeys.authenticate(key),
@@ -271,6 +278,8 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       await api.register(authRoutes, { auth });
+      await api.register(passkeyRoutes, { passkeys, signIn: new PasskeySignIn(deps.db.db, auth, core.settings, clock), allowedOrigins: deps.config.allowedOrigins });
+      await sso.routes(api);
       await api.register(userRoutes, { users: core.users, auth });
       await api.register(customerRoutes, { customers: core.customers, apiKeys: core.apiKeys });
       await api.register(wauRoutes, { wau: new WauService(deps.db.db, clock) });

@@ -4,6 +4,7 @@ import type { DbHandle } from '../../db/create-db.js';
 import { ApiKeyService } from '../../modules/api-keys/api-keys.service.js';
 import { AuditService } from '../../modules/audit/audit.service.js';
 import { CustomerService } from '../../modules/customers/customers.service.js';
+import { PasskeyRecovery } from '../../modules/passkeys/passkey-recovery.js';
 import { SettingsService } from '../../modules/settings/settings.service.js';
 import { PasswordHasher } from '../../modules/users/passwords.js';
 import { UserService } from '../../modules/users/users.service.js';
@@ -19,6 +20,7 @@ export interface CoreServices {
   customers: CustomerService;
   audit: AuditService;
   settings: SettingsService;
+  passkeys: PasskeyRecovery;
 }
 
 export function createCoreServices(
@@ -38,5 +40,6 @@ export function createCoreServices(
     customers: new CustomerService(db.db, () => apiKeys.forgetCachedKeys()),
     audit: new AuditService(db.db, clock),
     settings: new SettingsService(db.db, box, apiKeys, clock),
+    passkeys: new PasskeyRecovery(db.db),
   };
 }

@@ -12,7 +12,8 @@ import * as s from './auth.schemas.js';
 
 const tags = ['auth'];
 
-function tokenBody(result: LoginResult & { kind: 'token' }) {
+/** A completed sign-in as the API answers it (password, TOTP, passkey, single sign-on). */
+export function tokenBody(result: LoginResult & { kind: 'token' }) {
   return {
     token: result.token,
     token_type: 'Bearer' as const,
@@ -158,7 +159,7 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
       config: { access: 'user' },
       schema: {
         summary: "The signed-in user's active sessions (device, address, last use)",
-        description: '`current` marks the session of the token making this request. Last use is updated at most once a minute.',
+        description: '`current` marks the session of the token making this request. Last use is updated at most once a minute. Not paged: one per sign-in, gone when it ends or expires (8 hours).',
         tags,
         response: { 200: z.array(s.sessionSchema) },
       },

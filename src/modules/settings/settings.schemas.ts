@@ -18,6 +18,7 @@ export const settingsSchema = z
     ws_url: z.string().nullable().describe('WebSocket URL agents connect to'),
     installer_api_key: z.string().nullable().describe('Hint of the agent key put into installer packages downloaded for no customer (customers\' packages carry their own key)'),
     webhook_secret: z.string().nullable().describe('Hint (last 4 characters) of the webhook signing secret'),
+    passwordless_login: z.boolean().describe('Whether users may sign in with a passkey alone, without username and password (default false)'),
   })
   .meta({ id: 'Settings' });
 
@@ -27,6 +28,10 @@ export const updateSettingsBody = z
     ws_url: url(['ws:', 'wss:']).nullable().optional(),
     installer_api_key: z.string().min(1).max(200).nullable().optional().describe('An existing API key with permission agent and no customer scope, for packages downloaded for no customer in particular'),
     webhook_secret: z.string().min(16).max(256).nullable().optional().describe('HMAC-SHA256 key for x-rmm-signature'),
+    passwordless_login: z
+      .boolean()
+      .optional()
+      .describe('Let users sign in with a passkey alone (it must verify the user: PIN or biometrics), without username, password or second step'),
   })
   .strict()
   .describe('Only the fields given change; null clears a setting');

@@ -1,5 +1,6 @@
-// Server settings (contract §10): the URLs and the agent key that installers carry, and the webhook
-// signing secret. The two secrets are encrypted at rest and only ever shown as hints.
+// Server settings (contract §10): the URLs and the agent key that installers carry, the webhook
+// signing secret, and whether passkeys alone may sign in (issue 35). The two secrets are encrypted at
+// rest and only ever shown as hints.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -18,9 +19,11 @@ export interface SettingsView {
   ws_url: string | null;
   installer_api_key: string | null;
   webhook_secret: string | null;
+  passwordless_login: boolean;
 }
 
-export type SettingsPatch = Partial<Record<keyof SettingsView, string | null>>;
+type TextSetting = Exclude<keyof SettingsView, 'passwordless_login'>;
+export type SettingsPatch = Partial<Record<TextSetting, string | null>> & { passwordless_login?: boolean };
 
 export class SettingsService {
   constructor(
@@ -44,6 +47,7 @@ export class SettingsService {
       ws_url: stored.get('ws_url') ?? null,
       installer_api_key: installerKey === null ? null : keyHint(installerKey),
       webhook_secret: webhookSecret === null ? null : `…${webhookSecret.slice(-4)}`,
+      passwordless_login: stored.get('passwordless_login') === 'true',
     };
   }
 
@@ -69,6 +73,10 @@ export class SettingsService {
     const values: Record<string, string | null> = {};
     for (const [name, value] of Object.entries(patch)) {
       if (value === undefined) continue;
+      if (typeof value === 'boolean') {
+        values[name] = String(value);
+        continue;
+      }
       const secret = (SECRET_KEYS as readonly string[]).includes(name);
       values[name] = value === null ? null : secret ? this.box.seal(value) : value;
     }
@@ -80,6 +88,11 @@ export class SettingsService {
   async agentUrls(): Promise<{ backend_url: string | null; ws_url: string | null }> {
     const stored = await repo.readSettings(this.db);
     return { backend_url: stored.get('backend_url') ?? null, ws_url: stored.get('ws_url') ?? null };
+  }
+
+  /** Whether a passkey alone may sign a user in (off unless an admin turned it on). */
+  async passwordlessLogin(): Promise<boolean> {
+    return (await repo.readSettings(this.db)).get('passwordless_login') === 'true';
   }
 
   /** A secret setting in clear text, for the features that use it (installer download, webhooks). */

@@ -1,11 +1,13 @@
 // My account: who is signed in, with which role and customers, since when the user exists, two-factor
-// sign-in and the sessions. The password is changed on the users page, by an admin with every customer.
+// sign-in, passkeys and the sessions. The password is changed on the users page, by an admin with every
+// customer.
 import { api } from '../api/client';
 import type { Role } from '../api/session';
 import { useAccess } from '../auth/access';
 import { Link } from '../router';
 import { Badge, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { Passkeys } from './passkeys';
 import { SessionsSection } from './sessions';
 import { TwoFactor } from './two-factor';
 import type { Customer } from '../api/types';
@@ -69,6 +71,7 @@ export function AccountPage() {
             </p>
           </div>
           <TwoFactor enabled={me.data.totp_enabled} onChanged={me.reload} />
+          <Passkeys />
           <SessionsSection />
         </>
       )}

@@ -1,20 +1,25 @@
 // Sign-in in two steps when the user has two-factor authentication on: password first, then the
 // 6-digit code from the authenticator app (contract §1). A wrong code keeps the pending sign-in (it
-// allows a few tries); an expired one starts over.
+// allows a few tries); an expired one starts over. A user with a passkey may use it instead of the code,
+// and, when the server allows it, sign in with a passkey alone (passkey-sign-in.tsx).
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { startSession, type Role } from '../api/session';
 import { errorText } from '../ui/widgets';
+import { PasskeySecondStep, PasswordlessSignIn } from './passkey-sign-in';
+import { SsoButtons, useSsoReturn } from './sso-sign-in';
 
 interface SignedIn {
   token: string;
   expires_at: string;
-  user: { username: string; role: Role; customer_ids: number[] | null };
+  /** Role and customers: a sign-in answer that lacks them leaves them to GET /auth/me (auth/access.tsx). */
+  user: { username: string; role?: Role; customer_ids?: number[] | null };
 }
 interface TotpRequired {
   totp_required: true;
   pending_token: string;
   expires_at: string;
+  methods?: Array<'totp' | 'passkey'>;
 }
 
 function describe(err: unknown, secondStep: boolean): string {
@@ -28,11 +33,25 @@ export function SignInPage({ notice }: { notice: string | null }) {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [pending, setPending] = useState<string | null>(null);
+  const [methods, setMethods] = useState<string[]>(['totp']);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   const finish = ({ token, expires_at, user }: SignedIn) =>
     startSession({ token, expiresAt: expires_at, username: user.username, role: user.role, customerIds: user.customer_ids });
+  // Back from a single sign-on provider: signed in, or on to the code step like a password sign-in.
+  const ssoBusy = useSsoReturn({
+    onAnswer: (answer) => (answer.pending_token ? setPending(answer.pending_token) : finish(answer as SignedIn)),
+    onError: setError,
+  });
+
+  const passkeyHandlers = {
+    onSignedIn: finish,
+    onError: (text: string, err: unknown) => {
+      setError(pending !== null && err instanceof ApiError ? describe(err, true) : text);
+      if (err instanceof ApiError && err.message.startsWith('Pending token')) setPending(null);
+    },
+  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -43,6 +62,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
         const answer = await api<SignedIn | TotpRequired>('/auth/login', { method: 'POST', body: { username, password }, anonymous: true });
         if ('totp_required' in answer) {
           setPending(answer.pending_token);
+          setMethods(answer.methods ?? ['totp']);
           setPassword('');
         }
         else finish(answer);
@@ -78,21 +98,25 @@ export function SignInPage({ notice }: { notice: string | null }) {
               <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
             </label>
           </>
-        ) : (
+        ) : !methods.includes('totp') ? null : (
           <label>
             Authentication code
             <input name="code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} required autoFocus />
             <small className="muted">The 6-digit code from your authenticator app.</small>
           </label>
         )}
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Signing in…' : pending === null ? 'Sign in' : 'Verify'}
-        </button>
+        {(pending === null || methods.includes('totp')) && (
+          <button type="submit" className="primary" disabled={busy || ssoBusy}>
+            {busy ? 'Signing in…' : pending === null ? 'Sign in' : 'Verify'}
+          </button>
+        )}
+        {pending === null ? <PasswordlessSignIn {...passkeyHandlers} /> : methods.includes('passkey') && <PasskeySecondStep pendingToken={pending} {...passkeyHandlers} />}
         {pending !== null && (
           <button type="button" className="link" onClick={() => { setPending(null); setCode(''); setError(null); }}>
             Use another account
           </button>
         )}
+        {pending === null && <SsoButtons />}
       </form>
     </main>
   );

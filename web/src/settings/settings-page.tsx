@@ -1,11 +1,13 @@
 // Server settings. The URLs show as stored and an emptied one is cleared. The two secrets come back
 // only as hints, so their fields start empty: left empty they stay as they are, typed they are
 // replaced, and "Clear" removes them. Only changed fields are sent (PUT changes only what it is given).
+// A checkbox decides whether a passkey alone may sign in (passwordless_login).
 import { useState } from 'react';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { SsoSettings } from './sso-settings';
 import './settings.css';
 
 interface Settings {
@@ -13,8 +15,10 @@ interface Settings {
   ws_url: string | null;
   installer_api_key: string | null;
   webhook_secret: string | null;
+  passwordless_login: boolean;
 }
-type Key = keyof Settings;
+/** The text settings of the form's fields; passwordless_login is a checkbox of its own. */
+type Key = Exclude<keyof Settings, 'passwordless_login'>;
 
 interface Field {
   key: Key;
@@ -53,6 +57,7 @@ export function SettingsPage() {
       <ErrorBanner error={settings.error} />
       {/* Keyed by the loaded values: the form starts from what the server holds. */}
       {settings.data ? <SettingsForm key={JSON.stringify(settings.data)} current={settings.data} /> : !settings.error && <Loading />}
+      <SsoSettings />
     </section>
   );
 }
@@ -61,11 +66,13 @@ function SettingsForm({ current }: { current: Settings }) {
   const [shown, setShown] = useState(current);
   const [values, setValues] = useState<Record<Key, string>>(() => initialValues(current));
   const [cleared, setCleared] = useState<Partial<Record<Key, boolean>>>({});
+  const [passwordless, setPasswordless] = useState(current.passwordless_login);
   const [saved, setSaved] = useState(false);
 
   const { busy, error, submit } = useSubmit(async () => {
     setSaved(false);
-    const patch: Partial<Record<Key, string | null>> = {};
+    const patch: Partial<Record<Key, string | null>> & { passwordless_login?: boolean } = {};
+    if (passwordless !== shown.passwordless_login) patch.passwordless_login = passwordless;
     for (const field of FIELDS) {
       const value = values[field.key].trim();
       if (field.secret) {
@@ -80,6 +87,7 @@ function SettingsForm({ current }: { current: Settings }) {
     setShown(next);
     setValues(initialValues(next));
     setCleared({});
+    setPasswordless(next.passwordless_login);
     setSaved(true);
   });
 
@@ -118,6 +126,24 @@ function SettingsForm({ current }: { current: Settings }) {
           </div>
         );
       })}
+      <div className="settings-field">
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={passwordless}
+            disabled={busy}
+            onChange={(e) => {
+              setSaved(false);
+              setPasswordless(e.target.checked);
+            }}
+          />{' '}
+          Allow sign-in with a passkey alone
+        </label>
+        <p className="muted settings-description">
+          Users then sign in with a passkey that verifies them (fingerprint, face or PIN), without username, password or second step. Off, a passkey is only a second factor
+          after the password.
+        </p>
+      </div>
       <div className="row">
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save settings'}
