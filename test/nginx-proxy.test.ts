@@ -70,7 +70,7 @@ describe.skipIf(!existsSync(NGINX))('behind nginx with the guide\'s configuratio
     await targets.close();
     await nginx?.stop();
     await s?.close();
-    for (const dir of [stateDir, webDir]) if (dir) await rm(dir, { recursive: true, force: true });
+    if (stateDir) await rm(stateDir, { recursive: true, force: true });
   });
 
   it('is the configuration docs/deploy.md prints', async () => {

@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { mkdtemp } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './spawn-server.js';
@@ -21,12 +22,42 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /**
- * Builds the console (web/) into a fresh temporary directory, as `npm run build` would into dist/web.
+ * The console (web/) built as `npm run build` would into dist/web, once per content: every e2e file of
+ * a run shares one build, keyed by a hash of web/'s files and the lock file, in the temporary directory
+ * (a build is ~20 s of CPU; sixteen of them were a good part of a CI pass). The first file to need it
+ * builds while holding a lock directory; the others wait for it. Nobody deletes it: the next run with the
+ * same sources reuses it, and a change of sources gets a new directory.
  * Vite keeps an existing NODE_ENV, and vitest sets it to `test`, which would build React's development
  * code (half again as big, and slower): the production build is what users get, so it is what is tested.
  */
 export async function buildConsole(): Promise<string> {
-  const outDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-web-build-'));
+  const finalDir = path.join(os.tmpdir(), `rmm-web-${await consoleSourceHash()}`);
+  const lockDir = `${finalDir}.lock`;
+  for (let waited = 0; ; waited += 250) {
+    if (existsSync(path.join(finalDir, 'index.html'))) return finalDir;
+    try {
+      await mkdir(lockDir);
+      break;
+    } catch {
+      // Another file is building it; a lock older than the longest build is left over from a killed run.
+      const age = Date.now() - (await stat(lockDir).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > 180_000) await rm(lockDir, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    if (existsSync(path.join(finalDir, 'index.html'))) return finalDir;
+    const outDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-web-build-'));
+    await viteBuild(outDir);
+    await rm(finalDir, { recursive: true, force: true });
+    await rename(outDir, finalDir);
+    return finalDir;
+  } finally {
+    await rm(lockDir, { recursive: true, force: true });
+  }
+}
+
+async function viteBuild(outDir: string): Promise<void> {
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
@@ -40,7 +71,20 @@ export async function buildConsole(): Promise<string> {
   } finally {
     process.env.NODE_ENV = nodeEnv;
   }
-  return outDir;
+}
+
+/** SHA-256 over every file of web/ (path and content) and the lock file: what the build is made of. */
+async function consoleSourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const webRoot = path.join(ROOT, 'web');
+  const files = (await readdir(webRoot, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+  for (const file of [...files, path.join(ROOT, 'package-lock.json')]) {
+    hash.update(path.relative(ROOT, file)).update('\0').update(await readFile(file)).update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
 }
 
 /** Where the e2e run leaves its screenshots (the README's come from `E2E_SCREENSHOT_DIR=docs/screenshots`). */

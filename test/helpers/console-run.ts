@@ -1,13 +1,12 @@
 // One web console under test: the production build served by a live server (the real app on a port,
 // reference agents available through it) and a headless Chromium page watched for trouble.
-import { rm } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import type { TestAppOptions } from './app.js';
 import { buildConsole, launchBrowser, signIn, watchForTrouble } from './browser.js';
 import { startLiveServer, type LiveServer } from './live-agent.js';
 
 export interface ConsoleRun {
-  /** The console's production build, which the server serves. */
+  /** The console's production build, which the server serves (shared by the run's e2e files: read only). */
   webDir: string;
   server: LiveServer;
   page: Page;
@@ -25,7 +24,6 @@ export async function startConsole(options: { server?: TestAppOptions; viewport?
   const close = async () => {
     await browser?.close();
     await server?.close();
-    await rm(webDir, { recursive: true, force: true });
   };
   try {
     server = await startLiveServer({ ...options.server, env: { ...options.server?.env, WEB_CONSOLE_DIR: webDir } });
