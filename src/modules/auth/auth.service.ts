@@ -88,7 +88,7 @@ export class AuthService {
     const expiresAt = new Date(now.getTime() + PENDING_TOKEN_SECONDS * 1000);
     await repo.insertPendingLogin(this.db, { id, user_id: user.id, expires_at: expiresAt });
     const pendingToken = this.tokens.sign(
-      { sub: String(user.id), username: user.username, typ: '2fa_pending', jti: id, via: options.method },
+      { sub: String(user.id), username: user.username, typ: '2fa_pending', jti: id },
       PENDING_TOKEN_SECONDS,
     );
     return { kind: 'pending', pendingToken, expiresAt, methods };
