@@ -1,4 +1,4 @@
-// The floor for the fleet benchmarks: just enough of the agent protocol for the reference agent to run
+// The floor for the fleet benchmarks and heartbeat-ingest (its heartbeat route is the "bare parse" baseline): just enough of the agent protocol for the reference agent to run
 // against it, with nothing behind it. A bare Fastify app parses registration and heartbeat bodies and
 // answers at once (no auth, no database); a bare `ws` server holds the agent sockets and pings them every
 // 30 s, paced as the real hub does (the agents reconnect after 90 s of silence).
