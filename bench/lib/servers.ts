@@ -22,6 +22,8 @@ export interface Server {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
   apiKey: string;
+  /** A key with `write` permission (commands to agents), when asked for. */
+  operatorKey?: string;
   httpServer: HttpServer;
   close(): Promise<void>;
 }
@@ -53,7 +55,7 @@ export function hasAgentEndpoints(app: FastifyInstance): boolean {
 export async function startRmmServer(
   db: DbHandle,
   agentIds: readonly string[],
-  options: { logLevel?: string; logDestination?: DestinationStream } = {},
+  options: { logLevel?: string; logDestination?: DestinationStream; operatorKey?: boolean } = {},
 ): Promise<Server | undefined> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-'));
   const level = options.logLevel ?? 'silent';
@@ -72,12 +74,11 @@ export async function startRmmServer(
       return undefined;
     }
     const services = createCoreServices(db, secrets, systemClock);
-    const { key } = await services.apiKeys.create(
-      { kind: 'user', userId: 0, username: 'bench', role: 'admin', customerIds: null },
-      { name: 'bench', permissions: 'agent' },
-    );
+    const admin = { kind: 'user' as const, userId: 0, username: 'bench', role: 'admin' as const, customerIds: null };
+    const { key } = await services.apiKeys.create(admin, { name: 'bench', permissions: 'agent' });
+    const operatorKey = options.operatorKey ? (await services.apiKeys.create(admin, { name: 'operator', permissions: 'write' })).key : undefined;
     await registerAgents(app, key, agentIds);
-    return { url: await listen(app), apiKey: key, httpServer: app.server, close };
+    return { url: await listen(app), apiKey: key, ...(operatorKey ? { operatorKey } : {}), httpServer: app.server, close };
   } catch (err) {
     await close();
     throw err;
