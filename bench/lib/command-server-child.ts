@@ -1,5 +1,5 @@
-// The servers of the command round trip (bench/command-roundtrip.ts), each in a process of its own so
-// that its CPU is its own: the real RMM server on a fresh database at the production log configuration,
+// The servers of the command round trip (bench/command-roundtrip.ts; the real one also serves
+// bench/tunnel-throughput.ts), each in a process of its own so that its CPU is its own: the real RMM server on a fresh database at the production log configuration,
 // with one registered agent and an operator key; or the baseline, a bare Fastify route that forwards the
 // request body over a bare `ws` socket to whoever connected and answers with the echo. The benchmark
 // process holds the agent's end of the socket and sends the HTTP requests.
@@ -15,6 +15,8 @@ import { productionLog, startRmmServer } from './servers.js';
 export type CommandServerKind = 'rmm' | 'echo';
 
 export interface CommandServer {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
   /** Where the commands are posted. */
   execUrl: string;
   /** Where the agent (or the echo peer) connects its WebSocket. */
@@ -44,6 +46,7 @@ async function startRmm(backend: Backend): Promise<CommandServer> {
     await db.close();
   };
   return {
+    url: server.url,
     execUrl: `${server.url}/api/v1/agents/${agentId}/exec`,
     wsUrl: `${server.url.replace(/^http/, 'ws')}/api/v1/agent/ws?agent_id=${agentId}`,
     agentKey: server.apiKey,
@@ -80,7 +83,7 @@ async function startEcho(): Promise<CommandServer> {
     wss.close();
     await app.close();
   };
-  return { execUrl: `http://127.0.0.1:${port}/exec`, wsUrl: `ws://127.0.0.1:${port}/`, agentKey: 'unused', operatorKey: 'unused', location: 'no database' };
+  return { url: `http://127.0.0.1:${port}`, execUrl: `http://127.0.0.1:${port}/exec`, wsUrl: `ws://127.0.0.1:${port}/`, agentKey: 'unused', operatorKey: 'unused', location: 'no database' };
 }
 
 serveRpcWhenForked({
