@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     }
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  console.log(`\nDatabase: ${database}\n\n${formatTable(rows)}\n\n(${seconds} s; ratio = figure ÷ baseline measured in the same run)`);
+  console.log(`\nDatabase: ${database}\n\n${formatTable(rows)}\n\n(${seconds} s; ratio = figure ÷ baseline measured in the same run, or, where the benchmark interleaves rounds, the median of the per-pair ratios)`);
   if (failed) process.exitCode = 1;
 }
 

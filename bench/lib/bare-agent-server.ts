@@ -1,7 +1,8 @@
-// The floor for the fleet benchmarks: just enough of the agent protocol for the reference agent to run
-// against it, with nothing behind it. A bare Fastify app parses registration and heartbeat bodies and
-// answers at once (no auth, no database); a bare `ws` server holds the agent sockets and pings them every
-// 30 s, paced as the real hub does (the agents reconnect after 90 s of silence).
+// The floor for the fleet benchmarks and for heartbeat-ingest (its heartbeat route is the "bare parse"
+// baseline): just enough of the agent protocol for the reference agent to run against it, with nothing
+// behind it. A bare Fastify app parses registration and heartbeat bodies and answers at once (no auth,
+// no database, no logger); a bare `ws` server holds the agent sockets and pings them every 30 s, paced as
+// the real hub does (the agents reconnect after 90 s of silence).
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';

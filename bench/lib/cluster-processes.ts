@@ -82,15 +82,24 @@ export async function startInstance(env: Record<string, string>): Promise<Proc> 
   };
 }
 
+/**
+ * CPU milliseconds (user + system) process `pid` has used so far; with `reapedChildren`, also that of its
+ * children that exited and were waited for (a forking relay such as `socat … fork` serves each connection
+ * in a child of its own).
+ */
+export async function pidCpuMs(pid: number, reapedChildren = false): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime: fields 14 to 17 of the line.
+  const ticks = Number(fields[11]) + Number(fields[12]) + (reapedChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+  return (ticks / TICKS_PER_S) * 1000;
+}
+
 /** CPU milliseconds (user + system) the processes have used so far. */
 export async function cpuMs(procs: readonly Proc[]): Promise<number> {
-  let ticks = 0;
-  for (const p of procs) {
-    const stat = await readFile(`/proc/${p.child.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of the line)
-  }
-  return (ticks / TICKS_PER_S) * 1000;
+  let total = 0;
+  for (const p of procs) total += await pidCpuMs(p.child.pid!);
+  return total;
 }
 
 export async function json<T>(url: string, init: RequestInit & { body?: string } = {}): Promise<T> {

@@ -1,16 +1,18 @@
-// The server side of the fleet benchmarks, in a process of its own (forked by fleet-scale.ts): the real
-// RMM server on a fresh database, or the bare stand-in. It reports its own memory (after a full garbage
-// collection; the process runs with --expose-gc) and CPU, so nothing of the fleet is counted.
+// The server side of the fleet benchmarks, in a process of its own (forked by fleet-scale.ts,
+// socket-storm.ts and heartbeat-ingest.ts): the real RMM server on a fresh database, or the bare stand-in.
+// It reports its own memory (after a full garbage collection; the process runs with --expose-gc) and
+// CPU, so nothing of the fleet or the load is counted.
 import { constants, monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import type { Server as HttpServer } from 'node:http';
-import { pino } from 'pino';
+import { sql } from 'kysely';
 import type { DbHandle } from '../../src/db/create-db.js';
 import { percentiles } from './backends.js';
 import { openBackend } from './backends.js';
 import { startBareAgentServer } from './bare-agent-server.js';
 import { serveRpcWhenForked } from './child-rpc.js';
 import type { Backend } from './databases.js';
-import { startRmmServer } from './servers.js';
+import { readBackendTicks } from './pg-backend-cpu.js';
+import { productionLog, startRmmServer } from './servers.js';
 
 export type ServerKind = 'rmm' | 'bare';
 
@@ -52,6 +54,7 @@ export interface LoopDelay {
 }
 
 let close: (() => Promise<void>) | undefined;
+let database: DbHandle | undefined;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 let heartbeatMs: number[] = [];
@@ -96,15 +99,15 @@ async function start(params: StartParams): Promise<StartedServer> {
   }
   const db: DbHandle | string = await openBackend(params.backend, process.env);
   if (typeof db === 'string') throw new Error(db);
-  const server = await startRmmServer(db, params.agentIds ?? [], {
-    ...(params.logLevel ? { logLevel: params.logLevel, logDestination: pino.destination({ dest: '/dev/null', sync: true }) } : {}),
-  });
+  const server = await startRmmServer(db, params.agentIds ?? [], params.logLevel ? { ...productionLog(), logLevel: params.logLevel } : {});
   if (!server) {
     await db.close();
     throw new Error('this checkout has no agent endpoints');
   }
   timeHeartbeats(server.httpServer);
+  database = db;
   close = async () => {
+    database = undefined;
     await server.close();
     await db.close();
   };
@@ -134,11 +137,27 @@ function delays(): LoopDelay {
   return figures;
 }
 
+/** Metric samples stored so far: proof that a heartbeat load wrote them (0 for the bare stand-in). */
+async function storedSamples(): Promise<number> {
+  if (!database) return 0;
+  const { rows } = await sql<{ n: number }>`select coalesce(sum(cardinality(vals)), 0)::int8 as n from metric_points`.execute(database.db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** CPU ticks of each PostgreSQL backend on the server's database (pairs, for the IPC channel); null on PGlite. */
+async function backendTicks(): Promise<Array<[number, number]> | null> {
+  if (!database || database.dialect !== 'postgres') return null;
+  const ticks = await readBackendTicks(database.db);
+  return ticks ? [...ticks] : null;
+}
+
 serveRpcWhenForked({
   start,
   memory,
   cpu,
   delays,
+  storedSamples,
+  backendTicks,
   stop: async () => {
     await close?.();
     close = undefined;

@@ -31,7 +31,8 @@ export interface LoadResult {
   clientCpu: number;
 }
 
-export type ClientMessage = { type: 'measuring' } | { type: 'done'; result: LoadResult } | { type: 'failed'; error: string };
+/** `measuring` and `measured` mark the window's start and end, so the server's CPU is read over the same window. */
+export type ClientMessage = { type: 'measuring' } | { type: 'measured' } | { type: 'done'; result: LoadResult } | { type: 'failed'; error: string };
 
 interface Reply {
   status: number;
@@ -63,7 +64,7 @@ function post(agent: http.Agent, url: URL, apiKey: string, body: Buffer): Promis
   });
 }
 
-export async function runLoad(request: LoadRequest, onMeasuring: () => void): Promise<LoadResult> {
+export async function runLoad(request: LoadRequest, onMeasuring: () => void, onMeasured: () => void = () => undefined): Promise<LoadResult> {
   if (request.agentIds.length < request.concurrency) throw new Error('need at least one agent per client');
   const bodies = heartbeatBodies(templateDocument(request.fixture, request.bodyBytes), request.agentIds);
   const url = new URL(request.url);
@@ -80,6 +81,14 @@ export async function runLoad(request: LoadRequest, onMeasuring: () => void): Pr
     cpuAtStart = process.cpuUsage();
     onMeasuring();
   }, request.warmupMs);
+  // At the window's end, or when the clients stop if the timer comes later: the parent waits for it.
+  let ended = false;
+  const endWindow = () => {
+    if (ended) return;
+    ended = true;
+    onMeasured();
+  };
+  const measured = setTimeout(endWindow, request.warmupMs + request.durationMs);
 
   const client = async (mine: HeartbeatBody[]) => {
     for (let i = 0; performance.now() < windowEnd; i = (i + 1) % mine.length) {
@@ -107,6 +116,8 @@ export async function runLoad(request: LoadRequest, onMeasuring: () => void): Pr
   );
   await Promise.all(shares.map(client));
   clearTimeout(measuring);
+  clearTimeout(measured);
+  endWindow();
   const cpu = process.cpuUsage(cpuAtStart);
   agent.destroy();
 
@@ -129,7 +140,7 @@ export const CHILD_FLAG = '--bench-load-client';
 if (process.send && process.argv.includes(CHILD_FLAG)) {
   const send = (m: ClientMessage) => process.send!(m);
   process.once('message', (request: LoadRequest) => {
-    runLoad(request, () => send({ type: 'measuring' })).then(
+    runLoad(request, () => send({ type: 'measuring' }), () => send({ type: 'measured' })).then(
       (result) => send({ type: 'done', result }),
       (err: unknown) => send({ type: 'failed', error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
     ).finally(() => process.disconnect());

@@ -1,12 +1,12 @@
-// The two servers a load run hits: the real RMM app on a given database (with an `agent` API key and
-// registered agents), and the baseline — a bare Fastify app whose only route parses the same body.
+// The real RMM app a load run hits, on a given database (with an `agent` API key and registered agents),
+// and the production log configuration to run it with. The bare baseline is bench/lib/bare-agent-server.ts.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server as HttpServer } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { DestinationStream } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { pino, type DestinationStream } from 'pino';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { createCoreServices } from '../../src/apps/server/services.js';
 import { loadConfig } from '../../src/config/env.js';
@@ -17,12 +17,13 @@ import { hostnameFor } from './heartbeat-body.js';
 
 export const HEARTBEAT_PATH = '/api/v1/agent/heartbeat';
 const REGISTER_PATH = '/api/v1/agent/register';
-const HEARTBEAT_BODY_LIMIT = 4 * 1024 * 1024; // contract §0: heartbeats may be up to 4 MiB
 
 export interface Server {
   /** Base URL, e.g. http://127.0.0.1:41234 */
   url: string;
   apiKey: string;
+  /** A key with `write` permission (commands to agents), when asked for. */
+  operatorKey?: string;
   httpServer: HttpServer;
   close(): Promise<void>;
 }
@@ -34,11 +35,12 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-/** No plugins, no logger, default JSON parser: the floor any heartbeat handler sits on. */
-export async function startBaseline(): Promise<Server> {
-  const app = Fastify({ bodyLimit: HEARTBEAT_BODY_LIMIT });
-  app.post(HEARTBEAT_PATH, async () => ({ ok: true }));
-  return { url: await listen(app), apiKey: 'unused', httpServer: app.server, close: () => app.close() };
+/**
+ * The production log configuration for a server under test: level `info` (a line per request in and
+ * out), serialised and written synchronously like pino's default stdout, but to /dev/null.
+ */
+export function productionLog(): { logLevel: string; logDestination: DestinationStream } {
+  return { logLevel: 'info', logDestination: pino.destination({ dest: '/dev/null', sync: true }) };
 }
 
 /** The agent endpoints may not exist yet in this checkout; then there is nothing to measure. */
@@ -53,7 +55,7 @@ export function hasAgentEndpoints(app: FastifyInstance): boolean {
 export async function startRmmServer(
   db: DbHandle,
   agentIds: readonly string[],
-  options: { logLevel?: string; logDestination?: DestinationStream } = {},
+  options: { logLevel?: string; logDestination?: DestinationStream; operatorKey?: boolean } = {},
 ): Promise<Server | undefined> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-'));
   const level = options.logLevel ?? 'silent';
@@ -72,12 +74,11 @@ export async function startRmmServer(
       return undefined;
     }
     const services = createCoreServices(db, secrets, systemClock);
-    const { key } = await services.apiKeys.create(
-      { kind: 'user', userId: 0, username: 'bench', role: 'admin', customerIds: null },
-      { name: 'bench', permissions: 'agent' },
-    );
+    const admin = { kind: 'user' as const, userId: 0, username: 'bench', role: 'admin' as const, customerIds: null };
+    const { key } = await services.apiKeys.create(admin, { name: 'bench', permissions: 'agent' });
+    const operatorKey = options.operatorKey ? (await services.apiKeys.create(admin, { name: 'operator', permissions: 'write' })).key : undefined;
     await registerAgents(app, key, agentIds);
-    return { url: await listen(app), apiKey: key, httpServer: app.server, close };
+    return { url: await listen(app), apiKey: key, ...(operatorKey ? { operatorKey } : {}), httpServer: app.server, close };
   } catch (err) {
     await close();
     throw err;

@@ -14,3 +14,11 @@ export function median(values: readonly number[]): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
+
+/**
+ * The median of the per-pair ratios a[i] ÷ b[i] of interleaved rounds (A B A B …): each pair shares its
+ * minute of the machine, so the ratio of a pair moves less than either side does between pairs.
+ */
+export function medianRatio(a: readonly number[], b: readonly number[]): number {
+  return median(a.slice(0, b.length).map((x, i) => x / b[i]!));
+}

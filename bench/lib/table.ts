@@ -19,15 +19,37 @@ export interface BenchRow {
   p50Ms?: number;
   p99Ms?: number;
   errors?: number;
+  /**
+   * figure ÷ baseline unless given: interleaved benchmarks give the median of their per-pair ratios,
+   * which one slow minute of a shared machine moves less than a ratio of medians.
+   */
+  ratio?: number;
+  /** The issue's target for the ratio, when there is one: the table marks the row ✔ or ✘. */
+  target?: Target;
   /** Anything the reader must know about the row (skips, failures, targets). */
   note?: string;
+}
+
+export interface Target {
+  op: '≥' | '≤';
+  value: number;
+}
+
+export const ratioOf = (r: BenchRow): number => r.ratio ?? r.figure / r.baseline;
+
+/** "≤ 2.5 ✔"; a ratio that was not measured (a failed start, no answers) misses its target. */
+export function verdict(ratio: number, target: Target): string {
+  const met = Number.isFinite(ratio) && (target.op === '≥' ? ratio >= target.value : ratio <= target.value);
+  return `${target.op} ${target.value} ${met ? '✔' : '✘'}`;
 }
 
 const fixed = (n: number | undefined, digits: number) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '–');
 const figure = (n: number) => (Math.abs(n) >= 100 ? fixed(n, 0) : fixed(n, Math.abs(n) >= 10 ? 1 : 2));
 
 export function formatTable(rows: readonly BenchRow[]): string {
-  const header = ['benchmark', 'backend', 'setting', 'figure', 'unit', 'baseline', 'baseline is', 'ratio', 'better', 'p50 ms', 'p99 ms', 'errors'];
+  // The target column only when a row has one: the benchmarks that still say theirs in the note show none.
+  const targets = rows.some((r) => r.target);
+  const header = ['benchmark', 'backend', 'setting', 'figure', 'unit', 'baseline', 'baseline is', 'ratio', ...(targets ? ['target'] : []), 'better', 'p50 ms', 'p99 ms', 'errors'];
   const body = rows.map((r) => [
     r.benchmark,
     r.backend,
@@ -36,13 +58,14 @@ export function formatTable(rows: readonly BenchRow[]): string {
     r.unit,
     figure(r.baseline),
     r.baselineLabel,
-    fixed(r.figure / r.baseline, 2),
+    fixed(ratioOf(r), 2),
+    ...(targets ? [r.target ? verdict(ratioOf(r), r.target) : '–'] : []),
     r.better,
     fixed(r.p50Ms, 1),
     fixed(r.p99Ms, 1),
     r.errors === undefined ? '–' : String(r.errors),
   ]);
-  const numeric = new Set([3, 5, 7, 9, 10, 11]);
+  const numeric = new Set(targets ? [3, 5, 7, 10, 11, 12] : [3, 5, 7, 9, 10, 11]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i]!.length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();

@@ -1,0 +1,100 @@
+// The servers of the command round trip (bench/command-roundtrip.ts; the real one also serves
+// bench/tunnel-throughput.ts), each in a process of its own so that its CPU is its own: the real RMM server on a fresh database at the production log configuration,
+// with one registered agent and an operator key; or the baseline, a bare Fastify route that forwards the
+// request body over a bare `ws` socket to whoever connected and answers with the echo. The benchmark
+// process holds the agent's end of the socket and sends the HTTP requests.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import Fastify from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { openBackend } from './backends.js';
+import { serveRpcWhenForked } from './child-rpc.js';
+import type { Backend } from './databases.js';
+import { productionLog, startRmmServer } from './servers.js';
+
+export type CommandServerKind = 'rmm' | 'echo';
+
+export interface CommandServer {
+  /** Base URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** Where the commands are posted. */
+  execUrl: string;
+  /** Where the agent (or the echo peer) connects its WebSocket. */
+  wsUrl: string;
+  agentKey: string;
+  operatorKey: string;
+  location: string;
+}
+
+let close: (() => Promise<void>) | undefined;
+
+async function startRmm(backend: Backend): Promise<CommandServer> {
+  const db = await openBackend(backend, process.env);
+  if (typeof db === 'string') throw new Error(db);
+  const agentId = randomBytes(16).toString('hex');
+  const server = await startRmmServer(db, [agentId], { ...productionLog(), operatorKey: true }).catch(async (err: unknown) => {
+    await db.close();
+    throw err;
+  });
+  if (!server?.operatorKey) {
+    await server?.close();
+    await db.close();
+    throw new Error('this checkout has no agent endpoints');
+  }
+  close = async () => {
+    await server.close();
+    await db.close();
+  };
+  return {
+    url: server.url,
+    execUrl: `${server.url}/api/v1/agents/${agentId}/exec`,
+    wsUrl: `${server.url.replace(/^http/, 'ws')}/api/v1/agent/ws?agent_id=${agentId}`,
+    agentKey: server.apiKey,
+    operatorKey: server.operatorKey,
+    location: db.location,
+  };
+}
+
+/** The floor: HTTP in, one frame out over a bare ws socket, its echo back, HTTP out. No logger. */
+async function startEcho(): Promise<CommandServer> {
+  const app = Fastify();
+  const wss = new WebSocketServer({ server: app.server });
+  let peer: WebSocket | undefined;
+  const waiting = new Map<string, (data: string) => void>();
+  wss.on('connection', (socket) => {
+    peer = socket;
+    socket.on('message', (data) => {
+      const frame = JSON.parse(String(data)) as { id: string };
+      waiting.get(frame.id)?.(String(data));
+      waiting.delete(frame.id);
+    });
+  });
+  app.post('/exec', async (request) => {
+    if (!peer) throw new Error('no peer connected');
+    const id = randomBytes(8).toString('hex');
+    const answer = new Promise<string>((resolve) => waiting.set(id, resolve));
+    peer.send(JSON.stringify({ type: 'command', id, command: 'exec', params: request.body }));
+    return JSON.parse(await answer) as unknown;
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as AddressInfo).port;
+  close = async () => {
+    for (const socket of wss.clients) socket.terminate();
+    wss.close();
+    await app.close();
+  };
+  return { url: `http://127.0.0.1:${port}`, execUrl: `http://127.0.0.1:${port}/exec`, wsUrl: `ws://127.0.0.1:${port}/`, agentKey: 'unused', operatorKey: 'unused', location: 'no database' };
+}
+
+serveRpcWhenForked({
+  start: (params: { kind: CommandServerKind; backend: Backend }) => (params.kind === 'rmm' ? startRmm(params.backend) : startEcho()),
+  /** User + system CPU of this process so far, in ms. */
+  cpu: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
+  stop: async () => {
+    await close?.();
+    close = undefined;
+  },
+});
