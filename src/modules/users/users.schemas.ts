@@ -46,7 +46,7 @@ export const userSchema = z
   })
   .meta({ id: 'User' });
 
-export function toUserDto(u: User & { customer_ids?: number[] }): z.infer<typeof userSchema> {
+export function toUserDto(u: User): z.infer<typeof userSchema> {
   return {
     id: u.id,
     username: u.username,
@@ -54,6 +54,6 @@ export function toUserDto(u: User & { customer_ids?: number[] }): z.infer<typeof
     created_at: toTimestamp(u.created_at),
     last_login_at: toTimestamp(u.last_login_at),
     role: u.role,
-    customer_ids: u.all_customers ? null : (u.customer_ids ?? []),
+    customer_ids: u.all_customers ? null : u.customer_ids,
   };
 }
