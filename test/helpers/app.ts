@@ -51,6 +51,8 @@ export interface TestAppOptions {
   /** Start the app's own periodic jobs (the status monitor); off by default so tests drive them. */
   backgroundJobs?: boolean;
   captureLogs?: boolean;
+  /** Level of the captured log (default info, the production level). */
+  logLevel?: 'info' | 'debug';
   /** Extra routes or hooks to add before the app is made ready (probe routes for framework behaviour). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -60,7 +62,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = await testConfig(options.env);
   const logger = options.captureLogs
     ? createLogger({
-        level: 'info',
+        level: options.logLevel ?? 'info',
         destination: new Writable({
           write(chunk: Buffer, _enc, done) {
             lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));

@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
 import type { DbHandle } from '../../db/create-db.js';
+import { AgentTrafficLogController } from '../../http/agent-traffic-log.js';
 import { auditRecorderPlugin } from '../../http/audit-recorder.js';
 import { authPlugin, registerJwt } from '../../http/auth.js';
 import { errorHandlerPlugin } from '../../http/error-handler.js';
@@ -120,8 +121,10 @@ export interface ServerDeps {
 }
 
 export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance> {
+  const requestLog = new AgentTrafficLogController(deps.logger);
   const options: FastifyServerOptions = {
     loggerInstance: deps.logger,
+    logController: requestLog,
     genReqId: generateRequestId,
     trustProxy: toFastifyTrustProxy(deps.config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -244,8 +247,11 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await Promise.all([tasks.scheduler.stop(), monitor.stop(), metricsMaintenance.stop(), alerting.stop()]);
     },
   };
+  // The last partial minute's agent traffic is summed up on close, whether or not the timer ran.
+  app.addHook('onClose', async () => requestLog.stop());
   if (deps.backgroundJobs !== false) {
     app.addHook('onReady', async () => {
+      requestLog.start();
       hub.start();
       tunnels.start();
       bulkRunner.start();
