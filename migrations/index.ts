@@ -24,6 +24,7 @@ import taskTargets from './0021_task_targets.js';
 import userRolesSessions from './0022_user_roles_sessions.js';
 import passkeys from './0023_passkeys.js';
 import sso from './0024_sso.js';
+import agentSortIndexes from './0025_agent_sort_indexes.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -52,4 +53,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0022_user_roles_sessions', userRolesSessions],
   ['0023_passkeys', passkeys],
   ['0024_sso', sso],
+  ['0025_agent_sort_indexes', agentSortIndexes],
 ];

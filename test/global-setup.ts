@@ -26,6 +26,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const pglite = await PGlite.create();
     const handle = wrapPglite(pglite, 'test template');
     await migrateToLatest(handle);
+    // A checkpoint first, so each file's load starts without WAL to replay (about 15 % off each load).
+    await pglite.exec('checkpoint');
     const dump = await pglite.dumpDataDir('none');
     await writeFile(dumpFile, Buffer.from(await dump.arrayBuffer()));
     await handle.close();

@@ -102,7 +102,8 @@ function agentKeyset(order: AgentOrder, now: Date): Keyset {
   const first: Record<AgentSort, KeyColumn[]> = {
     name: [],
     hostname: [keyColumn(natural(sql`a.hostname`), 'text')],
-    customer: [keyColumn(natural(sql`coalesce(c.name, '')`), 'text')],
+    // customers.name_key is natural_sort_key(name) (migration 0025); no customer sorts as ''.
+    customer: [keyColumn(sql`coalesce(c.name_key, '') collate "C"`, 'text')],
     platform: [keyColumn(sql`coalesce(a.platform, '')`, 'text')],
     status: [keyColumn(statusRank(now), 'int4')],
     // Never-seen agents first (ascending); the epoch only fills the slot, the flag orders them.

@@ -12,19 +12,22 @@ export interface CustomerRow {
   created_at: Date;
 }
 
+/** What a customer row reads as (not name_key, the database's sort key for its name). */
+const CUSTOMER_COLUMNS = ['id', 'number', 'name', 'created_at'] as const;
+
 /** By number (as text), then id. */
 const BY_NUMBER = keyset([keyColumn('number', 'text'), keyColumn('id', 'int4')]);
 
 export async function listCustomers(db: Kysely<Database>, scope: CustomerScope, page: PageRequest): Promise<Page<CustomerRow>> {
   const query = db
     .selectFrom('customers')
-    .selectAll()
+    .select(CUSTOMER_COLUMNS)
     .$if(scope !== null, (q) => q.where(inScopeSql('id', scope!)));
   return toPage(await keysetPage(query, BY_NUMBER, page).execute(), page.limit);
 }
 
 export function findCustomer(db: Kysely<Database>, id: number): Promise<CustomerRow | undefined> {
-  return db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('customers').select(CUSTOMER_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 /** Which of the ids name a customer. */
@@ -34,7 +37,7 @@ export async function existingCustomerIds(db: Kysely<Database>, ids: readonly nu
 }
 
 export function insertCustomer(db: Kysely<Database>, values: { number: string; name: string }): Promise<CustomerRow> {
-  return db.insertInto('customers').values(values).returningAll().executeTakeFirstOrThrow();
+  return db.insertInto('customers').values(values).returning(CUSTOMER_COLUMNS).executeTakeFirstOrThrow();
 }
 
 export function updateCustomer(
@@ -42,7 +45,7 @@ export function updateCustomer(
   id: number,
   values: { number?: string; name?: string },
 ): Promise<CustomerRow | undefined> {
-  return db.updateTable('customers').set(values).where('id', '=', id).returningAll().executeTakeFirst();
+  return db.updateTable('customers').set(values).where('id', '=', id).returning(CUSTOMER_COLUMNS).executeTakeFirst();
 }
 
 /** Its API keys go with it (foreign key cascade); its agents are unassigned by theirs. */
