@@ -1,5 +1,5 @@
 // The command history (issue 33, Build 3): every exec, ad hoc or scripted, single, bulk or from a task,
-// goes through `run`, which writes the row before the command leaves (so a run in progress is listed,
+// goes through `run`, which writes the row as the command leaves (so a run in progress is listed,
 // and its entry survives the technician leaving the page) and completes it with the exit code, the
 // duration and the output: stdout and stderr together at most 256 KiB, gzip-compressed.
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -80,7 +80,10 @@ export class CommandHistory {
    */
   async run(origin: ExecOrigin, agentId: string, command: string, timeoutS: number, send: () => Promise<ExecAnswer>): Promise<ExecAnswer & { history_id: number | null }> {
     const startedAt = this.clock.now();
-    const id = await repo
+    // The row is written while the command travels, not before it leaves: a run is still listed as
+    // soon as it starts (the insert takes a millisecond, a command far longer), and the technician's
+    // answer no longer waits for one database round trip more. The outcome waits for the row.
+    const started = repo
       .insertStarted(this.db, {
         agent_id: agentId,
         source: origin.source,
@@ -101,9 +104,10 @@ export class CommandHistory {
       answer = await send();
     } catch (err) {
       const error = isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the command';
-      await this.#finish(id, { finished_at: this.clock.now(), exit_code: null, error, output: null, output_bytes: 0, output_truncated: false, output_preview: '' });
+      await this.#finish(await started, { finished_at: this.clock.now(), exit_code: null, error, output: null, output_bytes: 0, output_truncated: false, output_preview: '' });
       throw err;
     }
+    const id = await started;
     await this.#finish(id, { finished_at: this.clock.now(), exit_code: answer.exit_code, error: null, ...packOutput(answer) });
     return { ...answer, history_id: id };
   }
