@@ -11,7 +11,7 @@ import path from 'node:path';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceAgent } from '../src/agent/reference-agent.js';
-import { childEnv, createProcessDataPlace, PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ProcessDataPlace, type ServerProcess } from './helpers/spawn-server.js';
+import { childEnv, createProcessDataPlace, nodeArgs, PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ProcessDataPlace, type ServerProcess } from './helpers/spawn-server.js';
 
 const PASSWORD = 'admin-password-1';
 const PASSPHRASE = 'correct horse battery staple';
@@ -19,7 +19,7 @@ const PASSPHRASE = 'correct horse battery staple';
 /** Runs the CLI with `input` on standard input; resolves with its exit code and output. */
 function cli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs('src/cli.ts'), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { childEnv, createProcessDataPlace, loginStatus, PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
+import { childEnv, createProcessDataPlace, loginStatus, nodeArgs, PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 let place: ProcessDataPlace;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ function runCli(
   stdin = '',
   env = place.env,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: childEnv(env) });
+  const child = spawn(process.execPath, [...nodeArgs('src/cli.ts'), ...args], { cwd: ROOT, env: childEnv(env) });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

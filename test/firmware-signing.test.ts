@@ -17,7 +17,7 @@ import { expectError } from './helpers/assertions.js';
 import { buildTestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
-import { childEnv, PROCESS_TEST_TIMEOUT_MS, ROOT } from './helpers/spawn-server.js';
+import { childEnv, nodeArgs, PROCESS_TEST_TIMEOUT_MS, ROOT } from './helpers/spawn-server.js';
 import { agentOf, agentScript, createDevice, driveClock, requestUpdate, sha256, startCuttableProxy, uploadFirmware } from './helpers/updater-rig.js';
 
 let live: LiveServer;
@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(args[0]!), ...args.slice(1)], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -10,15 +10,30 @@ import type { TestProject } from 'vitest/node';
 import { openPostgres, wrapPglite } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createLogger } from '../src/platform/logger.js';
+import { compileTree, removeTree } from './helpers/compiled-tree.js';
 import { createRawDatabase, dropDatabase, withDatabase, type TestDbPlan } from './helpers/postgres-admin.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
 
 declare module 'vitest' {
   export interface ProvidedContext {
     testDb: TestDbPlan;
+    /** Where src/ and migrations/ are compiled to JavaScript for the processes tests start. */
+    compiledRoot: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const compiledRoot = path.join(ROOT, '.test-build', `run-${process.pid}-${randomBytes(3).toString('hex')}`);
+  await compileTree(ROOT, compiledRoot);
+  project.provide('compiledRoot', compiledRoot);
+  const removeDatabase = await setupDatabase(project);
+  return async () => {
+    await Promise.all([removeDatabase(), removeTree(compiledRoot)]);
+  };
+}
+
+async function setupDatabase(project: TestProject): Promise<() => Promise<void>> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-test-'));

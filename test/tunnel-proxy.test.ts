@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { createWebSocketStream } from 'ws';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveAgent, type LiveServer } from './helpers/live-agent.js';
+import { nodeArgs } from './helpers/spawn-server.js';
 import { connect, exchange, MiB, openTunnel, sha, tunnelsOf, TunnelTargets, type TunnelDto } from './helpers/tunnels.js';
 
 let s: LiveServer;
@@ -39,9 +40,9 @@ function openProxy(tunnelId: string, headers: Record<string, string>, query = ''
 
 /** Starts the real CLI (`tunnel connect`) and resolves with its local port and its output so far. */
 async function startCli(tunnelId: string, env: Record<string, string>): Promise<{ port: number; output: () => string; stop: () => Promise<number | null> }> {
-  // Node itself with tsx as a loader, not the tsx binary: that one relays Ctrl-C to its child and kills
+  // Node itself on the compiled CLI, not the tsx binary: that one relays Ctrl-C to its child and kills
   // it (exit 130) when the child does not confirm within 30 ms, which a busy machine misses now and then.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'tunnel', 'connect', '--server', s.url, '--tunnel', tunnelId, '--listen', '127.0.0.1:0'], {
+  const child = spawn(process.execPath, [...nodeArgs('src/cli.ts'), 'tunnel', 'connect', '--server', s.url, '--tunnel', tunnelId, '--listen', '127.0.0.1:0'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

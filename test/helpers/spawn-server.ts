@@ -6,11 +6,24 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { CALLSTATUS_MIGRATIONS } from '../../src/db/migrator.js';
 import { createPostgresUrl, writeMigratedPglite } from './db.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Entries that run from the run's compiled JavaScript (compiled-tree.ts); the agents keep tsx (see there). */
+const COMPILED_ENTRIES = new Set(['src/main.ts', 'src/callstatus-main.ts', 'src/cli.ts']);
+
+/**
+ * Node's arguments to run an entry of the package: the server and the CLI from the run's compiled
+ * JavaScript, as `npm start` runs dist/; anything else (the reference agent, which hashes its own entry
+ * file and reads assets beside it; the updater) through tsx as `npm run agent` does.
+ */
+export function nodeArgs(entry: string): string[] {
+  if (COMPILED_ENTRIES.has(entry)) return ['--enable-source-maps', path.join(inject('compiledRoot'), entry.replace(/\.ts$/, '.js'))];
+  return ['--import', 'tsx', entry];
+}
 
 /**
  * Time for a test that starts processes: each one loads TypeScript and opens (or initialises) its own
@@ -100,7 +113,7 @@ export interface ServerProcess {
 
 /** Starts the RMM server (or, with `entry`, the call-status service) as a process on 127.0.0.1, any free port. */
 export function spawnServer(env: Record<string, string>, entry: 'src/main.ts' | 'src/callstatus-main.ts' = 'src/main.ts'): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, nodeArgs(entry), {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
