@@ -29,11 +29,14 @@ import { DEFAULT_FIXTURE } from './lib/heartbeat-body.js';
 import { CONSTANT_ALERTS_PER_AGENT, describeRound, loadRound, openConstantAlerts, type Round } from './lib/ingest-round.js';
 import { measureOfflinePasses, type OfflineState, type PassFigures } from './lib/offline-pass.js';
 import { median } from './lib/stats.js';
-import { runWhenMain, type BenchRow } from './lib/table.js';
+import { runWhenMain, type BenchRow, type Target } from './lib/table.js';
 
 export const name = 'alerting';
 const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
 const TARGET = 0.9;
+/** The table's targets: B ÷ A heartbeats/s ≥ 0.9, and A ÷ B CPU ≥ 0.9, i.e. B ÷ A CPU ≤ 1/0.9. */
+const TARGET_RATE: Target = { op: '≥', value: TARGET };
+const TARGET_CPU: Target = { op: '≤', value: 1.111 };
 
 function settingsFrom(env: NodeJS.ProcessEnv) {
   const parts = (env.BENCH_ALERT_PARTS ?? 'ingest,offline').split(',').map((p) => p.trim());
@@ -116,6 +119,7 @@ async function ingestRows(backend: string, db: DbHandle, s: Settings): Promise<B
         ...noRules,
         figure: rate('B'),
         unit: 'heartbeats/s, 20 rules',
+        target: TARGET_RATE,
         p50Ms: m('B', (r) => r.p50),
         p99Ms: m('B', (r) => r.p99),
         errors: errors('B') + errors('A'),
@@ -129,6 +133,7 @@ async function ingestRows(backend: string, db: DbHandle, s: Settings): Promise<B
         ...base,
         figure: m('B', (r) => r.cpuPerHb),
         unit: 'server CPU ms/heartbeat, 20 rules',
+        target: TARGET_CPU,
         baseline: m('A', (r) => r.cpuPerHb),
         baselineLabel: 'no rules, CPU ms/heartbeat',
         better: 'lower',

@@ -23,12 +23,13 @@ import { postgresAdminUrl } from './lib/databases.js';
 import { DEFAULT_FIXTURE } from './lib/heartbeat-body.js';
 import { measure } from './lib/load.js';
 import { median } from './lib/stats.js';
-import { runWhenMain, type BenchRow } from './lib/table.js';
+import { runWhenMain, type BenchRow, type Target } from './lib/table.js';
 
 export const name = 'cluster';
 const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
 const PASSWORD = 'bench-cluster-password';
 const TARGET = 1.5;
+const TARGET_CROSS: Target = { op: '≤', value: TARGET };
 const BLOCK = 100;
 
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
@@ -106,6 +107,7 @@ async function commandRows(a: Proc, b: Proc, keys: { admin: string; agent: strin
       setting: `exec one at a time, ${times.cross.length} each way`,
       figure: cross.p50,
       unit: 'ms p50, through B to an agent on A',
+      target: TARGET_CROSS,
       baseline: same.p50,
       baselineLabel: 'ms p50, through A (same instance)',
       better: 'lower',

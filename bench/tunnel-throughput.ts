@@ -36,6 +36,7 @@ import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
 import type { CommandServer } from './lib/command-server-child.js';
 import { startEchoLoad, type EchoLoad } from './lib/echo-load.js';
+import { ensureSocat } from './lib/ensure-socat.js';
 import { median, medianRatio } from './lib/stats.js';
 import { runWhenMain, type BenchRow, type Target } from './lib/table.js';
 
@@ -69,6 +70,8 @@ async function stop(child: ChildProcess): Promise<void> {
 
 /** One `socat -b 131072` hop to the target, a process per connection (its `fork` option). */
 async function startSocatHop(targetPort: number): Promise<Relay> {
+  const missing = await ensureSocat(log);
+  if (missing) throw new Error(missing);
   const port = await freePort();
   const child = spawn('socat', ['-b', '131072', `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `TCP:127.0.0.1:${targetPort}`], { stdio: 'ignore' });
   const failed = once(child, 'error').then(([err]) => {

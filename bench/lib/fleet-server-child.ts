@@ -47,6 +47,8 @@ export interface LoopDelay {
   maxMs: number;
   /** Heartbeat requests in the server, from their headers in to their answer out. */
   heartbeatP99Ms: number;
+  /** Heartbeats the server answered in the time (for CPU per heartbeat). */
+  heartbeats: number;
   /** Young-generation collections (scavenges). */
   scavenges: GcTally;
   /** Pauses of full collections: their incremental marking steps and their final pauses. */
@@ -130,7 +132,7 @@ function cpu(): CpuSample {
 
 /** Since the previous call: event-loop delay (what every request waiting then waited extra), heartbeat times and collections. */
 function delays(): LoopDelay {
-  const figures = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6, heartbeatP99Ms: percentiles(heartbeatMs).p99, ...gcs };
+  const figures = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6, heartbeatP99Ms: percentiles(heartbeatMs).p99, heartbeats: heartbeatMs.length, ...gcs };
   loopDelay.reset();
   heartbeatMs = [];
   gcs = { scavenges: emptyTally(), fullGcs: emptyTally() };

@@ -24,23 +24,32 @@ export interface BenchRow {
    * which one slow minute of a shared machine moves less than a ratio of medians.
    */
   ratio?: number;
-  /** The issue's target for the ratio, when there is one: the table marks the row ✔ or ✘. */
+  /** The issue's target for the ratio (or, with `of: 'figure'`, the figure), when there is one: the table marks the row ✔ or ✘. */
   target?: Target;
   /** Anything the reader must know about the row (skips, failures, targets). */
   note?: string;
 }
 
 export interface Target {
-  op: '≥' | '≤';
+  op: '≥' | '≤' | '<';
   value: number;
+  /** What the target applies to: the ratio (default), or the figure itself (e.g. "p99 < 50 ms"). */
+  of?: 'ratio' | 'figure';
 }
 
 export const ratioOf = (r: BenchRow): number => r.ratio ?? r.figure / r.baseline;
 
-/** "≤ 2.5 ✔"; a ratio that was not measured (a failed start, no answers) misses its target. */
-export function verdict(ratio: number, target: Target): string {
-  const met = Number.isFinite(ratio) && (target.op === '≥' ? ratio >= target.value : ratio <= target.value);
-  return `${target.op} ${target.value} ${met ? '✔' : '✘'}`;
+/** Whether a value meets a target; a value that was not measured (a failed start, no answers) misses it. */
+export function meets(value: number, target: Target): boolean {
+  if (!Number.isFinite(value)) return false;
+  return target.op === '≥' ? value >= target.value : target.op === '≤' ? value <= target.value : value < target.value;
+}
+
+/** "≤ 2.5 ✔" for a ratio target, "figure < 50 ✘" for one on the figure itself. */
+export function verdict(ratio: number, target: Target, figure = Number.NaN): string {
+  const onFigure = target.of === 'figure';
+  const met = meets(onFigure ? figure : ratio, target);
+  return `${onFigure ? 'figure ' : ''}${target.op} ${target.value} ${met ? '✔' : '✘'}`;
 }
 
 const fixed = (n: number | undefined, digits: number) => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '–');
@@ -59,7 +68,7 @@ export function formatTable(rows: readonly BenchRow[]): string {
     figure(r.baseline),
     r.baselineLabel,
     fixed(ratioOf(r), 2),
-    ...(targets ? [r.target ? verdict(ratioOf(r), r.target) : '–'] : []),
+    ...(targets ? [r.target ? verdict(ratioOf(r), r.target, r.figure) : '–'] : []),
     r.better,
     fixed(r.p50Ms, 1),
     fixed(r.p99Ms, 1),

@@ -45,21 +45,40 @@ function worstDisk(system: Obj): { percent: number; mount: string | null } | nul
   return worst;
 }
 
+/** The first usable IPv4 address of an interface, or null (down, loopback, none). */
+function usableIpv4(iface: Obj): string | null {
+  if (iface.status === 'down' || (typeof iface.name === 'string' && /^lo\d*$/.test(iface.name))) return null;
+  if (!Array.isArray(iface.ipv4)) return null;
+  for (const entry of iface.ipv4) {
+    if (typeof entry !== 'string') continue;
+    const slash = entry.indexOf('/');
+    const address = slash === -1 ? entry : entry.slice(0, slash);
+    if (isIPv4(address) && !address.startsWith('127.')) return address;
+  }
+  return null;
+}
+
 /**
  * The address a technician connects to: the first IPv4 address of the interface the default route
  * leaves through, else of the first interface that is not down and not loopback (`lo`, `lo0`, 127.x).
+ * Loops rather than filtered copies: it runs for every heartbeat (issue 36's allocation cuts).
  */
 export function primaryIpOf(system: Obj): string | null {
   const network = isObject(system.network) ? system.network : {};
-  const interfaces = objects(network.interfaces);
-  const defaultRoute = objects(system.routes).find((r) => r.destination === 'default' || r.destination === '0.0.0.0/0');
-  const viaDefault = typeof defaultRoute?.interface === 'string' ? defaultRoute.interface : undefined;
-  const ordered = [...interfaces.filter((i) => i.name === viaDefault), ...interfaces.filter((i) => i.name !== viaDefault)];
-  for (const iface of ordered) {
-    if (iface.status === 'down' || (typeof iface.name === 'string' && /^lo\d*$/.test(iface.name))) continue;
-    for (const entry of Array.isArray(iface.ipv4) ? iface.ipv4 : []) {
-      const address = typeof entry === 'string' ? entry.split('/')[0]! : '';
-      if (isIPv4(address) && !address.startsWith('127.')) return address;
+  const interfaces = Array.isArray(network.interfaces) ? network.interfaces : [];
+  let viaDefault: string | undefined;
+  for (const route of Array.isArray(system.routes) ? system.routes : []) {
+    if (!isObject(route) || (route.destination !== 'default' && route.destination !== '0.0.0.0/0')) continue;
+    viaDefault = typeof route.interface === 'string' ? route.interface : undefined;
+    break;
+  }
+  // Two passes, as the filtered copies ordered them: the route's interface first (without one, the
+  // interfaces without a name, as before), then the others in document order.
+  for (const first of [true, false]) {
+    for (const iface of interfaces) {
+      if (!isObject(iface) || (iface.name === viaDefault) !== first) continue;
+      const address = usableIpv4(iface);
+      if (address) return address;
     }
   }
   return null;

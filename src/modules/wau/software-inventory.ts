@@ -3,10 +3,13 @@
 // arrive every minute and the list rarely changes, so the normal case must cost nothing: the list's hash
 // is compared with an in-memory copy of the stored hash (no query at all), then, after a restart or
 // when the copy is old, with the stored hash (one primary-key read). Only a changed list is written.
+// Before even that, a fingerprint of the raw list (raw-inventory-print.ts) equal to the one remembered
+// with the hash spares normalising and hashing a list that did not change since the last heartbeat.
 import type { Kysely } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { inventoryHash, normaliseInventory } from './inventory-entries.js';
+import { rawInventoryPrint } from './raw-inventory-print.js';
 import * as repo from './inventory.repo.js';
 
 /**
@@ -27,7 +30,8 @@ export interface InventoryReport {
 export type InventoryOutcome = 'ignored' | 'unchanged' | 'stored';
 
 export class SoftwareInventory {
-  readonly #known = new Map<string, { hash: string; checkedAt: number }>();
+  /** Per agent: the stored list's hash, when it was last compared with the database, and the raw list's fingerprint then. */
+  readonly #known = new Map<string, { hash: string; checkedAt: number; rawPrint: string }>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -40,15 +44,24 @@ export class SoftwareInventory {
    */
   async record(report: InventoryReport): Promise<InventoryOutcome> {
     if (report.platform !== 'windows') return 'ignored';
+    const rawPrint = rawInventoryPrint(report.software);
+    if (rawPrint === null) return 'ignored';
+    const now = this.clock.now().getTime();
+    const known = this.#known.get(report.agentId);
+    const fresh = known !== undefined && now >= known.checkedAt && now - known.checkedAt < HASH_RECHECK_MS;
+    // The same raw list as the one the remembered hash was taken of: the same normalised list.
+    if (fresh && known.rawPrint === rawPrint) return 'unchanged';
     const entries = normaliseInventory(report.software);
     if (entries === null) return 'ignored';
     const hash = inventoryHash(entries);
-    const now = this.clock.now().getTime();
-    const known = this.#known.get(report.agentId);
-    if (known?.hash === hash && now >= known.checkedAt && now - known.checkedAt < HASH_RECHECK_MS) return 'unchanged';
+    if (fresh && known.hash === hash) {
+      // Another spelling of the same list (order, duplicates): remember this one's fingerprint too.
+      known.rawPrint = rawPrint;
+      return 'unchanged';
+    }
 
     if ((await repo.findInventoryHash(this.db, report.agentId)) === hash) {
-      this.#known.set(report.agentId, { hash, checkedAt: now });
+      this.#known.set(report.agentId, { hash, checkedAt: now, rawPrint });
       return 'unchanged';
     }
     const stored = await this.db.transaction().execute(async (trx) => {
@@ -58,7 +71,7 @@ export class SoftwareInventory {
     });
     // Not claimed: the list was stored meanwhile, or a later heartbeat's list was; the next heartbeat
     // finds out which from the database.
-    if (stored) this.#known.set(report.agentId, { hash, checkedAt: now });
+    if (stored) this.#known.set(report.agentId, { hash, checkedAt: now, rawPrint });
     else this.#known.delete(report.agentId);
     return stored ? 'stored' : 'unchanged';
   }
