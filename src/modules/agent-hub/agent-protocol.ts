@@ -92,7 +92,7 @@ export function parseFrame<T>(schema: z.ZodType<T>, text: string): { ok: true; f
 
 /** Binary tunnel frame: 1 byte session-id length L, L bytes of ASCII session id, then the payload. */
 /** The bytes in front of a session's payload: the id's length, then the id. */
-function tunnelFrameHeader(session: string): Buffer {
+export function tunnelFrameHeader(session: string): Buffer {
   const id = Buffer.from(session, 'ascii');
   if (id.length === 0 || id.length > 255) throw new RangeError('session id must be 1 to 255 ASCII bytes');
   return Buffer.concat([Buffer.from([id.length]), id]);
