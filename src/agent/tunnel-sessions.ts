@@ -102,8 +102,8 @@ export class TunnelSessions {
     if (!ws || !drain || ws.readyState !== WebSocket.OPEN) return Promise.reject(new CommandError('not connected to the server'));
     if (this.sessions.has(id)) return Promise.reject(new CommandError(`tunnel session ${id} already exists`));
     // Reading starts only after the answer went out, so no data frame precedes the `{}` answer.
-    // The target's bytes are read straight into frames (reads are at most 64 KiB, far below the
-    // message limit), and go out once wire() has run.
+    // The target's bytes are read straight into frames (reads are at most TUNNEL_READ_BYTES, far below
+    // the message limit), and go out once wire() has run.
     const target = net.connect({ host, port, noDelay: true, onread: tunnelFrameReads(id, (frame) => this.sendFrame(session, frame)) });
     target.pause();
     const session: Session = { id, ws, drain, target, paused: false, held: false, blocking: false };

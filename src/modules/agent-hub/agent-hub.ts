@@ -13,6 +13,7 @@ import type { AgentConnections } from '../agents/agents.service.js';
 import type { AgentCommander } from './agent-commander.js';
 import { agentFrameSchema, isTunnelFrame, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
 import { DrainWatch } from './drain-watch.js';
+import { sendTwoParts } from './two-part-send.js';
 
 /** Tunnel clients paused for a full agent send queue resume once it is down to this. */
 export const SEND_QUEUE_LOW_WATER = 512 * 1024;
@@ -229,11 +230,11 @@ export class AgentHub implements AgentCommander, AgentConnections {
     else queueMicrotask(resume);
   }
 
-  /** Sends a binary frame to the agent; false when it is not connected. */
-  sendBinary(agentId: string, frame: Buffer): boolean {
+  /** Sends one binary message, `header` then `payload` (not joined: see two-part-send.ts); false when the agent is not connected. */
+  sendBinary(agentId: string, header: Buffer, payload: Buffer): boolean {
     const live = this.#live.get(agentId);
     if (live?.socket.readyState !== OPEN) return false;
-    live.socket.send(frame, live.drain.sent);
+    sendTwoParts(live.socket, header, payload, live.drain.sent);
     return true;
   }
 

@@ -92,7 +92,7 @@ export function parseFrame<T>(schema: z.ZodType<T>, text: string): { ok: true; f
 
 /** Binary tunnel frame: 1 byte session-id length L, L bytes of ASCII session id, then the payload. */
 /** The bytes in front of a session's payload: the id's length, then the id. */
-function tunnelFrameHeader(session: string): Buffer {
+export function tunnelFrameHeader(session: string): Buffer {
   const id = Buffer.from(session, 'ascii');
   if (id.length === 0 || id.length > 255) throw new RangeError('session id must be 1 to 255 ASCII bytes');
   return Buffer.concat([Buffer.from([id.length]), id]);
@@ -102,21 +102,36 @@ export function encodeTunnelFrame(session: string, payload: Uint8Array): Buffer 
   return Buffer.concat([tunnelFrameHeader(session), payload]);
 }
 
+/** What a tunnel socket reads at most at once (see tunnelFrameReads). */
+export const TUNNEL_READ_BYTES = 256 * 1024;
+
 /**
- * `onread` options for a socket whose bytes become a session's frames without a copy: every read
- * lands in a fresh buffer right behind the header, and `onFrame` gets header and bytes as one frame.
+ * `onread` options for a socket whose bytes become a session's frames without a copy: a read lands in a
+ * buffer right behind the header, and `onFrame` gets header and bytes as one frame. Large reads mean
+ * fewer, larger frames, and each frame costs the relay on the far end per message (a write, callbacks),
+ * not only per byte. A read that filled less than a quarter of its buffer is copied out instead, and the
+ * buffer is read into again: otherwise every small read (an interactive session's keystrokes) would pin
+ * a whole buffer for as long as its frame waits in the send queue.
  */
-export function tunnelFrameReads(session: string, onFrame: (frame: Buffer) => void, readSize = 64 * 1024): OnReadOpts {
+export function tunnelFrameReads(session: string, onFrame: (frame: Buffer) => void, readSize = TUNNEL_READ_BYTES): OnReadOpts {
   const header = tunnelFrameHeader(session);
-  let frame = Buffer.alloc(0);
+  let frame: Buffer | undefined;
   return {
     buffer: () => {
-      frame = Buffer.allocUnsafe(header.length + readSize);
-      header.copy(frame);
+      if (!frame) {
+        frame = Buffer.allocUnsafe(header.length + readSize);
+        header.copy(frame);
+      }
       return frame.subarray(header.length);
     },
     callback: (bytes: number) => {
-      onFrame(frame.subarray(0, header.length + bytes));
+      const filled = frame!.subarray(0, header.length + bytes);
+      if (bytes < readSize / 4) {
+        onFrame(Buffer.from(filled));
+      } else {
+        frame = undefined; // handed over with its frame; the next read gets a fresh one
+        onFrame(filled);
+      }
       return true; // keep reading; backpressure pauses the socket itself
     },
   };

@@ -228,7 +228,7 @@ export class TunnelManager {
 
   #linkFor(agentId: string): SessionLink {
     return {
-      send: (frame) => this.hub.sendBinary(agentId, frame),
+      send: (header, payload) => this.hub.sendBinary(agentId, header, payload),
       queued: () => this.hub.bufferedAmount(agentId),
       whenDrained: (resume) => this.hub.whenDrained(agentId, resume),
       pause: (sessionId) => this.#pausing.pause(agentId, sessionId),

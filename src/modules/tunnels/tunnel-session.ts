@@ -10,7 +10,7 @@
 // and the client is then cut with an error (a TCP RST, a WebSocket error code), never an orderly end it
 // could take for the end of the stream. HARD_CAP bounds the rest (bytes in flight when the pause went
 // out, an agent that says it paused and does not).
-import { encodeTunnelFrame } from '../agent-hub/agent-protocol.js';
+import { tunnelFrameHeader } from '../agent-hub/agent-protocol.js';
 import type { ClientEnd } from './client-end.js';
 
 const MiB = 1024 * 1024;
@@ -28,8 +28,8 @@ export const HARD_CAP = 32 * MiB;
 const MAX_PAYLOAD = 256 * 1024;
 
 export interface SessionLink {
-  /** Sends a frame to the agent; false when the agent is gone. */
-  send(frame: Buffer): boolean;
+  /** Sends one tunnel frame to the agent, `header` then `payload`; false when the agent is gone. */
+  send(header: Buffer, payload: Buffer): boolean;
   /** Bytes queued on the agent's socket. */
   queued(): number;
   /** Calls back once the agent's queue is short again (or the agent is gone). */
@@ -62,6 +62,8 @@ export interface Overflow {
 
 export class TunnelSession {
   #closed = false;
+  /** What goes in front of every chunk toward the agent (the session id), built once. */
+  readonly #header: Buffer;
   /** A tunnel_pause went out (or is being asked) and no tunnel_resume yet. */
   #agentHeld = false;
 
@@ -72,6 +74,7 @@ export class TunnelSession {
     private readonly traffic: Traffic,
     private readonly onClose: (session: TunnelSession, by: CloseReason, overflow?: Overflow) => void,
   ) {
+    this.#header = tunnelFrameHeader(id);
     // Reading starts paused: nothing goes to the agent until it has connected to the target.
     client.bind({ data: (chunk) => this.#fromClient(chunk), gone: () => this.close('client'), taken: (bytes) => this.#taken(bytes) });
   }
@@ -149,7 +152,8 @@ export class TunnelSession {
   #fromClient(chunk: Buffer): void {
     this.traffic.bytesIn += chunk.length;
     for (let offset = 0; offset < chunk.length; offset += MAX_PAYLOAD) {
-      if (!this.link.send(encodeTunnelFrame(this.id, chunk.subarray(offset, offset + MAX_PAYLOAD)))) {
+      const payload = chunk.length <= MAX_PAYLOAD ? chunk : chunk.subarray(offset, offset + MAX_PAYLOAD);
+      if (!this.link.send(this.#header, payload)) {
         this.close('tunnel');
         return;
       }
