@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
 import type { DbHandle } from '../../db/create-db.js';
+import { PgliteVacuum } from '../../db/pglite-vacuum.js';
 import { AgentTrafficLogController } from '../../http/agent-traffic-log.js';
 import { auditRecorderPlugin } from '../../http/audit-recorder.js';
 import { authPlugin, registerJwt } from '../../http/auth.js';
@@ -226,9 +227,12 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   });
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
+  // PGlite has no autovacuum: without this, every heartbeat's replaced system text stays as dead rows.
+  const vacuum = deps.db.dialect === 'pglite' ? new PgliteVacuum(deps.db.db, deps.logger, { tables: ['agents'] }) : undefined;
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], {
     lanes: deps.db.dialect === 'pglite' ? 1 : 4,
     committed: (accepted) => alerting.heartbeatsCommitted(accepted),
+    ...(vacuum ? { wrote: (bytes: number) => vacuum.noteWritten(bytes) } : {}),
   });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger, () => alerting.evaluation.afterStatusCheck());
   const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {

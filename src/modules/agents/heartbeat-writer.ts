@@ -58,6 +58,8 @@ export interface HeartbeatWriterOptions {
    * before the requests are answered, so it must only queue its work, and it must not throw.
    */
   committed?: (accepted: readonly AcceptedHeartbeat[]) => void;
+  /** Told how many bytes of system text each committed batch wrote (PGlite's vacuum, pglite-vacuum.ts). */
+  wrote?: (bytes: number) => void;
 }
 
 export class HeartbeatWriter {
@@ -68,6 +70,7 @@ export class HeartbeatWriter {
    */
   readonly #lanes: GroupCommit<HeartbeatInput, HeartbeatOutcome>[];
   readonly #committed: ((accepted: readonly AcceptedHeartbeat[]) => void) | undefined;
+  readonly #wrote: ((bytes: number) => void) | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -77,6 +80,7 @@ export class HeartbeatWriter {
     const count = Math.max(1, options.lanes ?? 1);
     const maxBatch = options.maxBatch ?? 200;
     this.#committed = options.committed;
+    this.#wrote = options.wrote;
     this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch }));
   }
 
@@ -86,6 +90,7 @@ export class HeartbeatWriter {
 
   async #writeLane(inputs: HeartbeatInput[]): Promise<HeartbeatOutcome[]> {
     const { stored, latest } = await this.#writeBatch(inputs);
+    if (this.#wrote) this.#wrote(latest.reduce((bytes, h) => bytes + h.raw.length, 0));
     if (this.#committed) {
       const accepted = latest.flatMap((input) => {
         const row = stored.get(batchKey(input));
