@@ -53,6 +53,8 @@ export interface HeartbeatWriterOptions {
   /** Batches written at the same time: 1 for PGlite (one connection), a few for PostgreSQL. */
   lanes?: number;
   maxBatch?: number;
+  /** How long a batch waits for company before it is written (GroupCommit's `gatherMs`; default 0). */
+  gatherMs?: number;
   /**
    * Told about each committed batch's stored heartbeats (alert thresholds); called synchronously
    * before the requests are answered, so it must only queue its work, and it must not throw.
@@ -81,7 +83,8 @@ export class HeartbeatWriter {
     const maxBatch = options.maxBatch ?? 200;
     this.#committed = options.committed;
     this.#wrote = options.wrote;
-    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch }));
+    const gatherMs = options.gatherMs ?? 0;
+    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch, gatherMs }));
   }
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
