@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
 import type { DbHandle } from '../../db/create-db.js';
+import { PgliteVacuum } from '../../db/pglite-vacuum.js';
 import { AgentTrafficLogController } from '../../http/agent-traffic-log.js';
 import { auditRecorderPlugin } from '../../http/audit-recorder.js';
 import { authPlugin, registerJwt } from '../../http/auth.js';
@@ -225,10 +226,19 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     await hub.stop();
   });
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
+  // PGlite also runs each statement synchronously on this thread: while one batch is written no request
+  // is read, so the batch after it would hold only the few requests parsed in between, and every
+  // statement costs about 1.6 ms of fixed work besides its rows (measured: 2.8 ms per heartbeat alone,
+  // 1.1 ms in batches of 64). Waiting a few ms lets the event loop read the requests that queued up
+  // meanwhile, and up to 500 of them (28 parameters each, far below the protocol's 65,535) go together.
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
+  // PGlite has no autovacuum: without this, every heartbeat's replaced system text stays as dead rows.
+  const vacuum = deps.db.dialect === 'pglite' ? new PgliteVacuum(deps.db.db, deps.logger, { tables: ['agents'] }) : undefined;
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], {
     lanes: deps.db.dialect === 'pglite' ? 1 : 4,
+    ...(deps.db.dialect === 'pglite' ? { maxBatch: 500, gatherMs: 5 } : {}),
     committed: (accepted) => alerting.heartbeatsCommitted(accepted),
+    ...(vacuum ? { wrote: (bytes: number) => vacuum.noteWritten(bytes) } : {}),
   });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger, () => alerting.evaluation.afterStatusCheck());
   const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {

@@ -53,11 +53,15 @@ export interface HeartbeatWriterOptions {
   /** Batches written at the same time: 1 for PGlite (one connection), a few for PostgreSQL. */
   lanes?: number;
   maxBatch?: number;
+  /** How long a batch waits for company before it is written (GroupCommit's `gatherMs`; default 0). */
+  gatherMs?: number;
   /**
    * Told about each committed batch's stored heartbeats (alert thresholds); called synchronously
    * before the requests are answered, so it must only queue its work, and it must not throw.
    */
   committed?: (accepted: readonly AcceptedHeartbeat[]) => void;
+  /** Told how many bytes of system text each committed batch wrote (PGlite's vacuum, pglite-vacuum.ts). */
+  wrote?: (bytes: number) => void;
 }
 
 export class HeartbeatWriter {
@@ -68,6 +72,7 @@ export class HeartbeatWriter {
    */
   readonly #lanes: GroupCommit<HeartbeatInput, HeartbeatOutcome>[];
   readonly #committed: ((accepted: readonly AcceptedHeartbeat[]) => void) | undefined;
+  readonly #wrote: ((bytes: number) => void) | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -77,7 +82,9 @@ export class HeartbeatWriter {
     const count = Math.max(1, options.lanes ?? 1);
     const maxBatch = options.maxBatch ?? 200;
     this.#committed = options.committed;
-    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch }));
+    this.#wrote = options.wrote;
+    const gatherMs = options.gatherMs ?? 0;
+    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch, gatherMs }));
   }
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
@@ -86,6 +93,7 @@ export class HeartbeatWriter {
 
   async #writeLane(inputs: HeartbeatInput[]): Promise<HeartbeatOutcome[]> {
     const { stored, latest } = await this.#writeBatch(inputs);
+    if (this.#wrote) this.#wrote(latest.reduce((bytes, h) => bytes + h.raw.length, 0));
     if (this.#committed) {
       const accepted = latest.flatMap((input) => {
         const row = stored.get(batchKey(input));
