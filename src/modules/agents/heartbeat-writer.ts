@@ -53,7 +53,7 @@ export interface HeartbeatWriterOptions {
   /** Batches written at the same time: 1 for PGlite (one connection), a few for PostgreSQL. */
   lanes?: number;
   maxBatch?: number;
-  /** How long a batch waits for company before it is written (GroupCommit's `gatherMs`; default 0). */
+  /** How long a batch that follows another waits for company (GroupCommit's `gatherMs`, not from idle; default 0). */
   gatherMs?: number;
   /**
    * Told about each committed batch's stored heartbeats (alert thresholds); called synchronously
@@ -84,7 +84,7 @@ export class HeartbeatWriter {
     this.#committed = options.committed;
     this.#wrote = options.wrote;
     const gatherMs = options.gatherMs ?? 0;
-    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch, gatherMs }));
+    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch, gatherMs, gatherFromIdle: false }));
   }
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
