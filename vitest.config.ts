@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import SlowestFirstSequencer from './test/slowest-first-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -20,7 +19,5 @@ export default defineConfig({
     // clock, and none mocks modules or stubs globals (no vi.mock, spyOn, stubEnv or stubGlobal). Keep it
     // so: state a file needs goes into what it builds, never into module scope.
     isolate: false,
-    // A fresh clone starts the longest files first (see the file for why).
-    sequence: { sequencer: SlowestFirstSequencer },
   },
 });
