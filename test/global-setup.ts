@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { openPostgres, wrapPglite } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { createLogger } from '../src/platform/logger.js';
-import { compileTree, removeTree } from './helpers/compiled-tree.js';
+import { compiledTree } from './helpers/compiled-tree.js';
 import { createRawDatabase, dropDatabase, withDatabase, type TestDbPlan } from './helpers/postgres-admin.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -24,13 +24,8 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const compiledRoot = path.join(ROOT, '.test-build', `run-${process.pid}-${randomBytes(3).toString('hex')}`);
-  await compileTree(ROOT, compiledRoot);
-  project.provide('compiledRoot', compiledRoot);
-  const removeDatabase = await setupDatabase(project);
-  return async () => {
-    await Promise.all([removeDatabase(), removeTree(compiledRoot)]);
-  };
+  project.provide('compiledRoot', await compiledTree(ROOT));
+  return setupDatabase(project);
 }
 
 async function setupDatabase(project: TestProject): Promise<() => Promise<void>> {

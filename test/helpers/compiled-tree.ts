@@ -3,8 +3,11 @@
 // process: about 0.9 s of CPU per start, and the suite starts some sixty of them on each database.
 // Each file is transpiled on its own (TypeScript's transpileModule: the isolatedModules semantics tsx
 // and esbuild use too) into a directory under the package root, so imports of packages and the walk up
-// to package.json (src/platform/version.ts) find what they find from dist/.
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+// to package.json (src/platform/version.ts) find what they find from dist/. The tree is kept under a
+// hash of the sources, so the second of CI's two passes (and an unchanged local rerun) reuses it.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -28,21 +31,46 @@ async function sourceFiles(dir: string): Promise<string[]> {
     .map((e) => path.join(e.parentPath, e.name));
 }
 
-/** Transpiles src/ and migrations/ under `root` into `outDir` (same layout); returns the file count. */
-export async function compileTree(root: string, outDir: string): Promise<number> {
-  const files = (await Promise.all(SOURCE_DIRS.map((d) => sourceFiles(path.join(root, d))))).flat();
+/** Trees of other sources older than this are removed when a new one is made. */
+const KEEP_OLD_TREES_MS = 24 * 3600_000;
+const COMPLETE_MARK = '.complete';
+
+/**
+ * The compiled tree of src/ and migrations/ under `root` (same layout, in `root`/.test-build/<hash>),
+ * made now unless one of the same sources is there.
+ */
+export async function compiledTree(root: string): Promise<string> {
+  const files = (await Promise.all(SOURCE_DIRS.map((d) => sourceFiles(path.join(root, d))))).flat().sort();
+  const texts = await Promise.all(files.map((file) => readFile(file, 'utf8')));
+  const hash = createHash('sha256');
+  files.forEach((file, i) => hash.update(path.relative(root, file)).update('\0').update(texts[i]!).update('\0'));
+  const builds = path.join(root, '.test-build');
+  const tree = path.join(builds, hash.digest('hex').slice(0, 16));
+  if (existsSync(path.join(tree, COMPLETE_MARK))) return tree;
+
+  await removeOldTrees(builds);
+  const partial = `${tree}.partial-${process.pid}`;
   await Promise.all(
-    files.map(async (file) => {
-      const relative = path.relative(root, file);
-      const { outputText } = ts.transpileModule(await readFile(file, 'utf8'), { compilerOptions: OPTIONS, fileName: file });
-      const target = path.join(outDir, relative.replace(/\.ts$/, '.js'));
+    files.map(async (file, i) => {
+      const { outputText } = ts.transpileModule(texts[i]!, { compilerOptions: OPTIONS, fileName: file });
+      const target = path.join(partial, path.relative(root, file).replace(/\.ts$/, '.js'));
       await mkdir(path.dirname(target), { recursive: true });
       await writeFile(target, outputText);
     }),
   );
-  return files.length;
+  await writeFile(path.join(partial, COMPLETE_MARK), '');
+  // Another run may have made the same tree meanwhile: then its copy stays and this one goes.
+  await rename(partial, tree).catch(() => rm(partial, { recursive: true, force: true }));
+  return tree;
 }
 
-export function removeTree(outDir: string): Promise<void> {
-  return rm(outDir, { recursive: true, force: true });
+async function removeOldTrees(builds: string): Promise<void> {
+  const entries = await readdir(builds).catch(() => [] as string[]);
+  await Promise.all(
+    entries.map(async (name) => {
+      const dir = path.join(builds, name);
+      const { mtimeMs } = await stat(dir);
+      if (Date.now() - mtimeMs > KEEP_OLD_TREES_MS) await rm(dir, { recursive: true, force: true });
+    }),
+  );
 }
