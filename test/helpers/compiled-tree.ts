@@ -69,8 +69,9 @@ async function removeOldTrees(builds: string): Promise<void> {
   await Promise.all(
     entries.map(async (name) => {
       const dir = path.join(builds, name);
-      const { mtimeMs } = await stat(dir);
-      if (Date.now() - mtimeMs > KEEP_OLD_TREES_MS) await rm(dir, { recursive: true, force: true });
+      // Another run may be removing it at the same moment: gone is as good as removed.
+      const made = await stat(dir).catch(() => undefined);
+      if (made && Date.now() - made.mtimeMs > KEEP_OLD_TREES_MS) await rm(dir, { recursive: true, force: true });
     }),
   );
 }
