@@ -3,6 +3,7 @@
 // ordered before the next heartbeats arrive. Run on an in-memory embedded database migrated step by
 // step; the API tests check the same order on PostgreSQL.
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
@@ -10,11 +11,14 @@ import { wrapPglite, type DbHandle } from '../src/db/create-db.js';
 import { migrateToLatest, RMM_MIGRATIONS } from '../src/db/migrator.js';
 import { fixtureText } from './helpers/fixtures.js';
 
+// initdb and the migrations up to the one tested: seconds of CPU that two busy cores stretch past the
+// default hook timeout.
+const NEW_DATABASE_TIMEOUT_MS = 180_000;
 describe('migration 0017_agent_tags_notes', () => {
   let handle: DbHandle;
 
   beforeAll(async () => {
-    handle = wrapPglite(await PGlite.create(), 'migration 0017 test');
+    handle = wrapPglite(await PGlite.create(await pgliteArtifacts()), 'migration 0017 test');
     const at = migrations.findIndex(([name]) => name === '0017_agent_tags_notes');
     await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, at) });
     const agent = (id: string, name: string, system: string | null) => ({ id, name, hostname: id, platform: 'freebsd' as const, system, created_at: new Date() });
@@ -29,7 +33,7 @@ describe('migration 0017_agent_tags_notes', () => {
       await sql`insert into agents (id, name, hostname, platform, system, created_at) values (${a.id}, ${a.name}, ${a.hostname}, ${a.platform}, ${a.system}, ${a.created_at})`.execute(handle.db);
     }
     expect((await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, at + 1) })).applied).toEqual(['0017_agent_tags_notes']);
-  });
+  }, NEW_DATABASE_TIMEOUT_MS);
   afterAll(() => handle?.close());
 
   it('orders existing agents by name naturally through the new index order', async () => {

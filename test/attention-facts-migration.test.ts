@@ -2,17 +2,21 @@
 // an upgraded server's attention list is complete before the next heartbeats arrive. Run on an
 // in-memory embedded database migrated step by step (the SQL is the same on PostgreSQL).
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { wrapPglite, type DbHandle } from '../src/db/create-db.js';
 import { migrateToLatest, RMM_MIGRATIONS } from '../src/db/migrator.js';
 import { fixtureText } from './helpers/fixtures.js';
 
+// initdb and the migrations up to the one tested: seconds of CPU that two busy cores stretch past the
+// default hook timeout.
+const NEW_DATABASE_TIMEOUT_MS = 180_000;
 describe('migration 0009_attention_facts', () => {
   let handle: DbHandle;
 
   beforeAll(async () => {
-    handle = wrapPglite(await PGlite.create(), 'migration 0009 test');
+    handle = wrapPglite(await PGlite.create(await pgliteArtifacts()), 'migration 0009 test');
     const before = migrations.findIndex(([name]) => name === '0009_attention_facts');
     await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, before) });
     const upTo0009 = { ...RMM_MIGRATIONS, list: migrations.slice(0, before + 1) };
@@ -27,7 +31,7 @@ describe('migration 0009_attention_facts', () => {
       ])
       .execute();
     expect((await migrateToLatest(handle, upTo0009)).applied).toEqual(['0009_attention_facts']);
-  });
+  }, NEW_DATABASE_TIMEOUT_MS);
   afterAll(() => handle?.close());
 
   it('fills the facts of every agent with an object of system data, type-guarded', async () => {
@@ -47,7 +51,7 @@ describe('migration 0020_console_defects', () => {
   let handle: DbHandle;
 
   beforeAll(async () => {
-    handle = wrapPglite(await PGlite.create(), 'migration 0020 test');
+    handle = wrapPglite(await PGlite.create(await pgliteArtifacts()), 'migration 0020 test');
     const at = migrations.findIndex(([name]) => name === '0020_console_defects');
     await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, at) });
     const agent = (id: string, system: string | null) => ({ id, name: id, hostname: id, platform: 'linux' as const, system, created_at: new Date() });
@@ -61,7 +65,7 @@ describe('migration 0020_console_defects', () => {
       .execute();
     await handle.db.insertInto('agent_attention_facts').values(['fixture', 'odd', 'none'].map((agent_id) => ({ agent_id, updates_available: null, update_packages: null, certificates: '[]' }))).execute();
     expect((await migrateToLatest(handle, { ...RMM_MIGRATIONS, list: migrations.slice(0, at + 1) })).applied).toEqual(['0020_console_defects']);
-  });
+  }, NEW_DATABASE_TIMEOUT_MS);
   afterAll(() => handle?.close());
 
   it('fills each disk as {mount, used_percent}, type-guarded', async () => {

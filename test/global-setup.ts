@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 import type { TestProject } from 'vitest/node';
 import { openPostgres, wrapPglite } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrator.js';
@@ -33,7 +34,7 @@ async function setupDatabase(project: TestProject): Promise<() => Promise<void>>
   if (!adminUrl) {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-test-'));
     const dumpFile = path.join(dir, 'migrated.tar');
-    const pglite = await PGlite.create();
+    const pglite = await PGlite.create(await pgliteArtifacts());
     const handle = wrapPglite(pglite, 'test template');
     await migrateToLatest(handle);
     // A checkpoint first, so each file's load starts without WAL to replay (about 15 % off each load).

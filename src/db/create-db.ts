@@ -9,6 +9,7 @@ import { LogThrottle } from '../platform/log-throttle.js';
 import type { Logger } from '../platform/logger.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { failureSummary } from './db-errors.js';
+import { pgliteArtifacts } from './pglite-artifacts.js';
 import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
@@ -68,6 +69,7 @@ export async function createDb<DB = Database>(
 /** PGlite on a directory, or in memory (optionally started from a dump made by `dumpDataDir`). */
 export async function openPglite<DB = Database>(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DbHandle<DB>> {
   const pglite = await PGlite.create({
+    ...(await pgliteArtifacts()),
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

@@ -2,6 +2,7 @@
 // database cloned from the run's template (dropped again on close).
 import { mkdir, readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteArtifacts } from '../../src/db/pglite-artifacts.js';
 import { inject } from 'vitest';
 import { openPglite, openPostgres, wrapPglite, type DbHandle } from '../../src/db/create-db.js';
 import { migrateToLatest, RMM_MIGRATIONS, type MigrationSet } from '../../src/db/migrator.js';
@@ -12,10 +13,17 @@ export function testDbKind(): 'pglite' | 'postgres' {
   return inject('testDb').kind;
 }
 
+/** The run's dump, read once per worker process (a Blob is immutable: every database loads from the same one). */
+let dumpBlob: { file: string; blob: Promise<Blob> } | undefined;
+function runDump(file: string): Promise<Blob> {
+  if (dumpBlob?.file !== file) dumpBlob = { file, blob: readFile(file).then((bytes) => new Blob([bytes])) };
+  return dumpBlob.blob;
+}
+
 export async function createTestDb(): Promise<DbHandle> {
   const plan = inject('testDb');
   if (plan.kind === 'pglite') {
-    return openPglite({ loadDataDir: new Blob([await readFile(plan.dumpFile)]) });
+    return openPglite({ loadDataDir: await runDump(plan.dumpFile) });
   }
   const name = await createDatabase(plan, plan.template);
   const handle = openPostgres(withDatabase(plan.adminUrl, name), createLogger({ level: 'silent' }));
@@ -60,15 +68,15 @@ export async function writeMigratedPglite(dir: string, set: MigrationSet = RMM_M
   if (plan.kind !== 'pglite') throw new Error('writeMigratedPglite is for the PGlite pass');
   let dump: Blob;
   if (set === RMM_MIGRATIONS) {
-    dump = new Blob([await readFile(plan.dumpFile)]);
+    dump = await runDump(plan.dumpFile);
   } else {
-    const memory = await PGlite.create();
+    const memory = await PGlite.create(await pgliteArtifacts());
     const handle = wrapPglite(memory, 'migration template');
     await migrateToLatest(handle, set);
     dump = await memory.dumpDataDir('none');
     await handle.close();
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const disk = await PGlite.create({ dataDir: dir, loadDataDir: dump });
+  const disk = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: dir, loadDataDir: dump });
   await disk.close();
 }

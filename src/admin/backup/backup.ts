@@ -12,6 +12,7 @@ import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteArtifacts } from '../../db/pglite-artifacts.js';
 import pg from 'pg';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
@@ -127,7 +128,7 @@ async function dumpPglite(config: Config): Promise<Buffer> {
   // The lock refuses while the server holds the embedded database: stop it first.
   const lock = await acquireDataDirLock(config.dataDir);
   try {
-    const db = await PGlite.create({ dataDir: path.join(config.dataDir, 'pglite') });
+    const db = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: path.join(config.dataDir, 'pglite') });
     try {
       return Buffer.from(await (await db.dumpDataDir('gzip')).arrayBuffer());
     } finally {
@@ -147,7 +148,7 @@ async function restorePglite(config: Config, dump: Buffer, force: boolean): Prom
   try {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const db = await PGlite.create({ dataDir: dir, loadDataDir: new Blob([dump]) });
+    const db = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: dir, loadDataDir: new Blob([dump]) });
     await db.close();
   } finally {
     await lock.release();
