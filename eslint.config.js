@@ -4,7 +4,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
+  // .test-build: the tests' transpiled copy of src (test/helpers/compiled-tree.ts).
+  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', '.test-build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

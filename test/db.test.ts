@@ -44,7 +44,9 @@ describe('types returned by the database', () => {
 });
 
 describe('embedded database in DATA_DIR', () => {
-  it('keeps its data across a restart and does not migrate again', async () => {
+  // A new data directory runs initdb and every migration: CPU-bound work of many seconds that, with test
+  // files side by side on two slow cores, took longer than the default 30 s.
+  it('keeps its data across a restart and does not migrate again', { timeout: 120_000 }, async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-persist-'));
     try {
       const first = await createDb({ databaseUrl: undefined, dataDir }, logger);
