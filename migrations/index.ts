@@ -25,6 +25,7 @@ import userRolesSessions from './0022_user_roles_sessions.js';
 import passkeys from './0023_passkeys.js';
 import sso from './0024_sso.js';
 import agentSortIndexes from './0025_agent_sort_indexes.js';
+import pendingAgentIndex from './0026_pending_agent_index.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -54,4 +55,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0023_passkeys', passkeys],
   ['0024_sso', sso],
   ['0025_agent_sort_indexes', agentSortIndexes],
+  ['0026_pending_agent_index', pendingAgentIndex],
 ];

@@ -174,6 +174,30 @@ describe('registration and heartbeats under customer-scoped keys', () => {
     expect(await agent(preB.id)).toMatchObject({ hostname: '(ausstehend)', customer_id: b.id });
   });
 
+  it("an unassigned agent registering with a customer's key joins that customer and keeps its id", async () => {
+    const unassigned = await registered({ hostname: 'lab-fw', platform: 'freebsd' });
+    expect((await agent(unassigned.agent_id)).customer_id).toBeNull();
+    const again = await registered({ agent_id: unassigned.agent_id, hostname: 'lab-fw2', platform: 'freebsd' }, keyA);
+    expect(again).toStrictEqual({ agent_id: unassigned.agent_id, name: 'lab-fw', pre_registered: false });
+    expect(await agent(unassigned.agent_id)).toMatchObject({ customer_id: a.id, hostname: 'lab-fw2' });
+  });
+
+  it("cannot take over another customer's agent by its id: 404, and the agent is unchanged", async () => {
+    const inB = await registered({ hostname: 'b-fw', platform: 'freebsd' }, keyB);
+    const before = await agent(inB.agent_id);
+    expectError(await register({ agent_id: inB.agent_id, hostname: 'taken', platform: 'linux' }, keyA), 404, 'NOT_FOUND');
+    expect(await agent(inB.agent_id)).toEqual(before);
+  });
+
+  it('an agent deleted on the server registers again under its own id', async () => {
+    const first = await registered({ hostname: 'gone-host', platform: 'linux' }, keyA);
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/agents/${first.agent_id}`, headers: bearer(token) });
+    expect(del.statusCode, del.body).toBe(200);
+    const again = await registered({ agent_id: first.agent_id, hostname: 'gone-host', platform: 'linux' }, keyA);
+    expect(again).toStrictEqual({ agent_id: first.agent_id, name: 'gone-host', pre_registered: false });
+    expect(await agent(first.agent_id)).toMatchObject({ customer_id: a.id });
+  });
+
   it("answers 404 AGENT_NOT_REGISTERED to a heartbeat for another customer's agent, leaving it unchanged", async () => {
     const inB = await registered({ hostname: 'b-only', platform: 'linux' }, keyB);
     const stored = () =>

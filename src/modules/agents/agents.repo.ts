@@ -173,11 +173,32 @@ export function insertAgent(
   return db.insertInto('agents').values(values).returning(AGENT_COLUMNS).executeTakeFirstOrThrow();
 }
 
+/** The pending-agent condition as a literal, so the planner can use the partial index (migration 0026). */
+const IS_PENDING = sql<boolean>`hostname = ${sql.lit(PENDING_HOSTNAME)}`;
+
+/**
+ * What a registration may match, in one statement: the agent with its id (if it sent one) and the
+ * pre-registered agents of its name within the scope. Read outside a transaction: the caller decides
+ * from it whether the registration needs one (claiming a pending agent does).
+ */
+export async function findRegistrationMatches(db: Db, agentId: string | undefined, name: string, scope: CustomerScope): Promise<{ existing: AgentRow | undefined; pending: boolean }> {
+  const rows = await db
+    .selectFrom('agents')
+    .select(AGENT_COLUMNS)
+    .where((eb) => {
+      const pending = eb.and([IS_PENDING, eb('name', '=', name), ...(scope !== null ? [inScopeSql('customer_id', scope)] : [])]);
+      return agentId === undefined ? pending : eb.or([eb('id', '=', agentId), pending]);
+    })
+    .execute();
+  const existing = agentId === undefined ? undefined : rows.find((row) => row.id === agentId);
+  return { existing, pending: rows.some((row) => row !== existing) };
+}
+
 export function findPendingByName(db: Db, name: string, scope: CustomerScope) {
   return db
     .selectFrom('agents')
     .select(AGENT_COLUMNS)
-    .where('hostname', '=', PENDING_HOSTNAME)
+    .where(IS_PENDING)
     .where('name', '=', name)
     .$if(scope !== null, (q) => q.where(inScopeSql('customer_id', scope!)))
     .forUpdate()
