@@ -89,12 +89,18 @@ export function gcNote(f: FleetFigures): string {
 
 type FleetChildStats = FleetStats & { rss: number };
 
+/** The fleet's failure reasons, most frequent first: ": 12× HTTP # …; 3× …" (empty when none failed). */
+function reasonsOf(stats: FleetChildStats): string {
+  const reasons = Object.entries(stats.failureReasons ?? {}).sort((x, y) => y[1] - x[1]);
+  return reasons.length === 0 ? '' : `: ${reasons.map(([why, n]) => `${n}× ${why}`).join('; ')}`;
+}
+
 async function waitUntilConnected(fleet: RpcChild, s: FleetSettings, log: (m: string) => void): Promise<FleetChildStats> {
   const deadline = Date.now() + s.intervalMs + CONNECT_GRACE_MS;
   for (;;) {
     await delay(5000);
     const stats = await fleet.call<FleetChildStats>('stats');
-    log(`${stats.registered} registered, ${stats.connected} connected, ${stats.heartbeatsOk} heartbeats (${stats.heartbeatsFailed} failed)`);
+    log(`${stats.registered} registered, ${stats.connected} connected, ${stats.heartbeatsOk} heartbeats (${stats.heartbeatsFailed} failed${reasonsOf(stats)})`);
     if (stats.connected >= s.agents) return stats;
     if (Date.now() > deadline) {
       const err = new Error(`only ${stats.connected} of ${s.agents} agents connected in time`) as Error & { startFailed?: number };

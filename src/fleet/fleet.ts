@@ -38,7 +38,11 @@ export interface FleetStats {
   away: number;
   heartbeatsOk: number;
   heartbeatsFailed: number;
+  /** Why heartbeats failed: each distinct error message (digits as #) and how often, at most 20 kinds. */
+  failureReasons: Record<string, number>;
 }
+
+const MAX_FAILURE_REASONS = 20;
 
 const HOSTNAMES: Record<Platform, (n: number) => string> = {
   freebsd: (n) => `fw-${String(n).padStart(4, '0')}.msp.example`,
@@ -59,6 +63,7 @@ export class Fleet {
   /** Server answer times of successful heartbeats since the last takeLatencies(). */
   #latencies: number[] = [];
   #stats = { registered: 0, heartbeatsOk: 0, heartbeatsFailed: 0 };
+  #failureReasons = new Map<string, number>();
   #away = 0;
   /** Pending waits: stop() cancels the timers and lets their waiters go on (and find the fleet stopped). */
   #waits = new Map<NodeJS.Timeout, () => void>();
@@ -82,7 +87,7 @@ export class Fleet {
   }
 
   get stats(): FleetStats {
-    return { agents: this.members.length, ...this.#stats, connected: this.members.filter((a) => a.connected).length, away: this.#away };
+    return { agents: this.members.length, ...this.#stats, failureReasons: Object.fromEntries(this.#failureReasons), connected: this.members.filter((a) => a.connected).length, away: this.#away };
   }
 
   /** Heartbeat answer times (ms) collected since the previous call. */
@@ -123,11 +128,19 @@ export class Fleet {
     });
     agent.on('registered', () => this.#stats.registered++);
     agent.on('heartbeat', (result) => {
-      if (!result.ok) return void this.#stats.heartbeatsFailed++;
+      if (!result.ok) return this.#countFailure(result.error);
       this.#stats.heartbeatsOk++;
       this.#latencies.push(result.ms);
     });
     return agent;
+  }
+
+  #countFailure(error: string): void {
+    this.#stats.heartbeatsFailed++;
+    // Counted by kind, not by agent: ids, ports and times vary between otherwise equal failures.
+    const reason = error.slice(0, 120).replace(/[0-9]+/g, '#');
+    const count = this.#failureReasons.get(reason);
+    if (count !== undefined || this.#failureReasons.size < MAX_FAILURE_REASONS) this.#failureReasons.set(reason, (count ?? 0) + 1);
   }
 
   /** Now and then one agent goes away: for 2.5–4.5 minutes (stale), or 6–10 (offline). */
