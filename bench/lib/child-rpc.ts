@@ -53,7 +53,9 @@ export function forkRpc(file: string, nodeFlags: string[] = []): RpcChild {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
       await call('stop').catch(() => undefined);
-      child.disconnect();
+      // Gone already (killed after the grace period, or it ended itself): disconnecting again would throw
+      // and lose the table of a run that failed (seen on a fleet that did not connect in time).
+      if (child.connected) child.disconnect();
       await exited;
       clearTimeout(timer);
     },
