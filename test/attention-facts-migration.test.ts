@@ -2,11 +2,11 @@
 // an upgraded server's attention list is complete before the next heartbeats arrive. Run on an
 // in-memory embedded database migrated step by step (the SQL is the same on PostgreSQL).
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { wrapPglite, type DbHandle } from '../src/db/create-db.js';
 import { migrateToLatest, RMM_MIGRATIONS } from '../src/db/migrator.js';
+import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 import { fixtureText } from './helpers/fixtures.js';
 
 // initdb and the migrations up to the one tested: seconds of CPU that two busy cores stretch past the

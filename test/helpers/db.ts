@@ -2,10 +2,10 @@
 // database cloned from the run's template (dropped again on close).
 import { mkdir, readFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
-import { pgliteArtifacts } from '../../src/db/pglite-artifacts.js';
 import { inject } from 'vitest';
 import { openPglite, openPostgres, wrapPglite, type DbHandle } from '../../src/db/create-db.js';
 import { migrateToLatest, RMM_MIGRATIONS, type MigrationSet } from '../../src/db/migrator.js';
+import { pgliteArtifacts } from '../../src/db/pglite-artifacts.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createDatabase, dropDatabase, withDatabase } from './postgres-admin.js';
 

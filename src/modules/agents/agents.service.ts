@@ -2,7 +2,7 @@
 // name, never by hostname), reads with computed status, customer assignment and deletion. A
 // customer-scoped caller sees only its customer's agents; the rest are "not found".
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { NoResultError, type Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -122,8 +122,11 @@ export class AgentService {
     const { existing, pending } = await repo.findRegistrationMatches(this.db, input.agent_id, input.name ?? input.hostname, scope);
     if (existing && (existing.customer_id !== null || scope === null)) {
       if (!inScope(caller, existing.customer_id)) throw notFound();
-      // Deleted in between: the full path below decides again.
-      const row = await repo.updateRegistration(this.db, existing.id, details).catch(() => undefined);
+      // Deleted in between (no row to update): the full path below decides again.
+      const row = await repo.updateRegistration(this.db, existing.id, details).catch((err: unknown) => {
+        if (err instanceof NoResultError) return undefined;
+        throw err;
+      });
       if (row) return { agent_id: row.id, name: row.name, pre_registered: false };
     } else if (!existing && !pending) {
       // A first registration racing another of the same id loses on the key: register() retries.
