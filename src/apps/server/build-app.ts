@@ -168,7 +168,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // cluster mode, the cluster) who is connected; the cluster hears of every socket the hub takes or drops.
   const hub: AgentHub = new AgentHub(clock, deps.logger, {
     // A bulk action may be waiting for this agent: look at once instead of at the runner's next pass.
-    recordEvent: (id, type, at) => agents.recordConnection(id, type, at).finally(() => type === 'connected' && bulkRunner.wake()),
+    recordEvent: (id, type, at) => agents.recordConnection(id, type, at).finally(() => type === 'connected' && bulkRunner.agentConnected(id)),
     onPresence: (id, holding, recorded) => cluster?.presenceChanged(id, holding, recorded),
   });
   const tunnels = new TunnelManager(hub, clock, deps.logger, deps.config.tunnels);
