@@ -6,6 +6,12 @@
 // (16 % of the process's CPU under heartbeat load). This vacuums the tables heartbeats rewrite once
 // enough has been written since the last time, so their dead rows are reused instead of piling up.
 // PostgreSQL's own autovacuum does this there; it is used on PGlite only.
+//
+// Most vacuums take the TOAST relation only (PROCESS_MAIN false): that is where the replaced texts are,
+// while the table itself mostly cleans up after heartbeats by itself (their updates are HOT, pruned on
+// the page) and vacuuming it scans every one of its nine indexes. Every WHOLE_TABLE_EVERY-th vacuum
+// takes the table too. Measured 2026-11-26 (10,000 agents on disk, 550 heartbeats of 25 KB between two
+// vacuums): 38–47 ms against 69–107 ms for the whole table, and a vacuum holds the one connection.
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from '../platform/logger.js';
 import type { Database } from './schema.js';
@@ -20,8 +26,12 @@ export interface PgliteVacuumOptions {
   everyBytes?: number;
 }
 
+/** One vacuum in this many takes the tables themselves, not only their TOAST relations. */
+export const WHOLE_TABLE_EVERY = 4;
+
 export class PgliteVacuum {
   #written = 0;
+  #vacuums = 0;
   #running: Promise<void> | null = null;
   readonly #everyBytes: number;
 
@@ -49,9 +59,10 @@ export class PgliteVacuum {
   }
 
   async #vacuum(): Promise<void> {
+    const wholeTables = this.#vacuums++ % WHOLE_TABLE_EVERY === WHOLE_TABLE_EVERY - 1;
     for (const table of this.options.tables) {
       try {
-        await sql`vacuum ${sql.table(table)}`.execute(this.db);
+        await (wholeTables ? sql`vacuum ${sql.table(table)}` : sql`vacuum (process_main false) ${sql.table(table)}`).execute(this.db);
       } catch (err) {
         // Nothing is lost by a failed vacuum; the next one catches up.
         this.logger.warn({ err, table }, 'PGlite vacuum failed');
