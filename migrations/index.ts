@@ -26,6 +26,7 @@ import passkeys from './0023_passkeys.js';
 import sso from './0024_sso.js';
 import agentSortIndexes from './0025_agent_sort_indexes.js';
 import pendingAgentIndex from './0026_pending_agent_index.js';
+import dropDuplicatePendingIndex from './0027_drop_duplicate_pending_index.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -56,4 +57,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0024_sso', sso],
   ['0025_agent_sort_indexes', agentSortIndexes],
   ['0026_pending_agent_index', pendingAgentIndex],
+  ['0027_drop_duplicate_pending_index', dropDuplicatePendingIndex],
 ];

@@ -173,7 +173,7 @@ export function insertAgent(
   return db.insertInto('agents').values(values).returning(AGENT_COLUMNS).executeTakeFirstOrThrow();
 }
 
-/** The pending-agent condition as a literal, so the planner can use the partial index (migration 0026). */
+/** The pending-agent condition as a literal, so the planner can use the partial unique index on pending names (0003). */
 const IS_PENDING = sql<boolean>`hostname = ${sql.lit(PENDING_HOSTNAME)}`;
 
 /**
