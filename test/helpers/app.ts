@@ -55,6 +55,8 @@ export interface TestAppOptions {
   logLevel?: 'info' | 'debug';
   /** Extra routes or hooks to add before the app is made ready (probe routes for framework behaviour). */
   extend?: (app: FastifyInstance) => void | Promise<void>;
+  /** Registrations and heartbeats in progress at most before 503 (the product's default otherwise). */
+  maxAgentRequestsInFlight?: number;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -72,7 +74,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       })
     : createLogger({ level: 'silent' });
   const db = await createTestDb();
-  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: options.backgroundJobs ?? false });
+  const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: options.backgroundJobs ?? false,
+    ...(options.maxAgentRequestsInFlight !== undefined ? { maxAgentRequestsInFlight: options.maxAgentRequestsInFlight } : {}),
+  });
   await options.extend?.(app);
   await app.ready();
   return {

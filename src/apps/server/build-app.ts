@@ -115,6 +115,8 @@ export interface ServerDeps {
   clock?: Clock;
   /** bcrypt cost; lower only in tests. */
   bcryptRounds?: number;
+  /** Registrations and heartbeats in progress at most, before agents are refused as overloaded; lower only in tests. */
+  maxAgentRequestsInFlight?: number;
   /** Start the periodic jobs (status monitor) when the app is ready; tests drive them directly instead. */
   backgroundJobs?: boolean;
   /** TLS key and certificate (PEM) when the server terminates TLS itself. */
@@ -305,7 +307,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
       await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
-      await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock) });
+      await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock), maxInFlight: deps.maxAgentRequestsInFlight });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
       await api.register(commandRoutes, { commander, history, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
       await api.register(tunnelRoutes, { tunnels, agents, remote: remoteTunnels, advertiseAddress: deps.config.cluster?.advertiseAddress });

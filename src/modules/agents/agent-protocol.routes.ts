@@ -1,6 +1,7 @@
 // What agents call: /agent/register and /agent/heartbeat. Machine traffic, so not audited. The
 // heartbeat keeps its body as the exact text received (its own JSON parser below) and goes through the
 // group-commit writer; a heartbeat is acknowledged only once it is stored.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callerOf } from '../../http/auth.js';
 import { AppError } from '../../platform/errors.js';
@@ -14,6 +15,21 @@ import type { HeartbeatWriter } from './heartbeat-writer.js';
 const tags = ['agent protocol'];
 export const HEARTBEAT_BODY_LIMIT = 4 * 1024 * 1024;
 
+/**
+ * Overload: registrations and heartbeats being worked on at once, at most. Past it they are refused at
+ * once (503 with Retry-After), before their bodies are read. Without a bound a server behind its
+ * database kept accepting work it could not finish: the queued requests held their bodies (memory
+ * climbed to 1 GB), the agents gave up after 30 s while the server still parsed and wrote what they had
+ * sent, and throughput collapsed to a few heartbeats a second (PGlite, 500 agents a second starting).
+ * 10,000 agents at one heartbeat a minute keep a few dozen in flight, a few hundred while they start.
+ * Refused agents come back on their own (a heartbeat at the next interval, a registration after its
+ * backoff); the ones let through are answered in time.
+ */
+export const MAX_AGENT_REQUESTS_IN_FLIGHT = 1000;
+const OVERLOAD_RETRY_AFTER_S = 10;
+const OVERLOAD_NOTE =
+  ` 503 SERVICE_UNAVAILABLE with Retry-After (${OVERLOAD_RETRY_AFTER_S} s), before the body is read, while the server is overloaded (${MAX_AGENT_REQUESTS_IN_FLIGHT} registrations and heartbeats in progress).`;
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The heartbeat body as received (only on the heartbeat route). */
@@ -26,18 +42,34 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
   heartbeats: HeartbeatWriter;
   updates: UpdateFlags;
   inventory: Pick<SoftwareInventory, 'record' | 'forget'>;
-}> = async (app, { agents, heartbeats, updates, inventory }) => {
+  /** MAX_AGENT_REQUESTS_IN_FLIGHT unless a test says otherwise. */
+  maxInFlight?: number;
+}> = async (app, { agents, heartbeats, updates, inventory, maxInFlight = MAX_AGENT_REQUESTS_IN_FLIGHT }) => {
+  let inFlight = 0;
+  const refuseWhenOverloaded = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (inFlight < maxInFlight) {
+      inFlight++;
+      // 'close' comes once, whether the answer went out or the client went away first.
+      reply.raw.once('close', () => inFlight--);
+      return;
+    }
+    throw new AppError('SERVICE_UNAVAILABLE', `The server is overloaded; try again in ${OVERLOAD_RETRY_AFTER_S} s`, {
+      headers: { 'retry-after': String(OVERLOAD_RETRY_AFTER_S) },
+    });
+  };
+
   app.post(
     '/agent/register',
     {
       config: { access: 'agent', audit: false },
+      onRequest: refuseWhenOverloaded,
       schema: {
         summary: 'Register an agent',
         description:
           'Matching, in order: an existing agent with agent_id; else a pre-registered agent (hostname still ' +
           '"(ausstehend)", within the key\'s customer scope) whose name equals name (or hostname when name is ' +
           'absent), which keeps its id; else a new agent (with the given agent_id or a generated one). Never by ' +
-          'hostname. A customer-scoped key registers into its customer.',
+          'hostname. A customer-scoped key registers into its customer.' + OVERLOAD_NOTE,
         tags,
         body: registerBody,
         response: { 200: registerResponse },
@@ -70,6 +102,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
       // The body is stored byte for byte, a NUL in the system data included: the input guard leaves it
       // alone, and the schema checks the fields that go into the agent row.
       config: { access: 'agent', audit: false, rawText: true },
+      onRequest: refuseWhenOverloaded,
       schema: {
         summary: 'Heartbeat: the body is the system data, stored byte for byte',
         description:
@@ -80,7 +113,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
           'update_available is true when an update was requested for the agent and firmware for its platform exists ' +
           'whose sha256 differs from agent_sha256; then `update` = {version, sha256, size, download_url} (download_url on the settings\' backend_url, else on the address the heartbeat came to). ' +
           'A heartbeat reporting the latest firmware\'s sha256 clears the flag. ' +
-          'A windows heartbeat\'s `software` array (at most 5,000 entries looked at; system components dropped) replaces the agent\'s stored software inventory when it differs; without the array the stored one stays.',
+          'A windows heartbeat\'s `software` array (at most 5,000 entries looked at; system components dropped) replaces the agent\'s stored software inventory when it differs; without the array the stored one stays.' + OVERLOAD_NOTE,
         tags,
         body: heartbeatBody,
         response: { 200: heartbeatResponse },

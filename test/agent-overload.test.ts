@@ -1,0 +1,60 @@
+// An overloaded server refuses agents at once instead of queueing work it cannot finish: past its bound
+// of registrations and heartbeats in progress, the next one gets 503 SERVICE_UNAVAILABLE with
+// Retry-After, in the contract's error body, and changes nothing; once the held ones are answered,
+// agents are let through again. The database is held with a transaction that locks the agent's row
+// (PostgreSQL) and, on PGlite, holds its one connection.
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/app.js';
+import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
+
+const MAX_IN_FLIGHT = 2;
+let t: TestApp;
+let key: string;
+let agentId: string;
+
+const heartbeat = () =>
+  t.app.inject({ method: 'POST', url: '/api/v1/agent/heartbeat', headers: apiKey(key), payload: { agent_id: agentId, platform: 'linux', hostname: 'pve-held' } });
+
+beforeAll(async () => {
+  t = await buildTestApp({ maxAgentRequestsInFlight: MAX_IN_FLIGHT });
+  key = (await createKey(t.app, bearer(await adminToken(t)), 'agent')).key;
+  const res = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'pve-held', platform: 'linux' } });
+  agentId = (res.json() as { agent_id: string }).agent_id;
+  // The key's check is cached from here on, so a request needs the database only for its own work.
+  expect((await heartbeat()).statusCode).toBe(200);
+});
+afterAll(() => t.close());
+
+describe('agents against an overloaded server', () => {
+  it('refuses registrations and heartbeats past the bound with 503 and Retry-After, then lets them through again', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = t.db.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().execute();
+      await released;
+    });
+    const held = [heartbeat(), heartbeat()];
+    let refusedHeartbeat, refusedRegistration;
+    try {
+      // The held heartbeats are past their admission as soon as they started; give them that moment.
+      await delay(500);
+      refusedHeartbeat = await heartbeat();
+      refusedRegistration = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'fw-refused', platform: 'freebsd' } });
+    } finally {
+      release();
+    }
+    for (const refused of [refusedHeartbeat, refusedRegistration]) {
+      expect(refused.statusCode, refused.body).toBe(503);
+      expect(refused.headers['retry-after']).toBe('10');
+      expect(refused.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', error: expect.stringContaining('overloaded'), request_id: expect.any(String) });
+    }
+    await hold;
+    expect((await Promise.all(held)).map((r) => r.statusCode)).toEqual([200, 200]);
+    const names = await t.db.db.selectFrom('agents').select('hostname').execute();
+    expect(names.map((r) => r.hostname)).not.toContain('fw-refused');
+    expect((await heartbeat()).statusCode).toBe(200);
+    const registered = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'fw-later', platform: 'freebsd' } });
+    expect(registered.statusCode, registered.body).toBe(200);
+  });
+});
