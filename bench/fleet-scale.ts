@@ -10,7 +10,8 @@
 //   figure. Resident memory goes to the note (it keeps pages the collector freed).
 // - B7, over the minute after 30 s more of steady heartbeats: p99 as the agents see it (the fleet's own
 //   event-loop delays included), p99 inside the server (headers in to answer out), the server's CPU as a
-//   share of a core and per heartbeat, and its scavenge time. Targets: p99 < 50 ms, CPU < 25 %, scavenge
+//   share of a core and per heartbeat, and its scavenge time. Targets: p99 < 50 ms (on PGlite: < 250 ms as
+//   the agents see it, issue 36 build 4), CPU < 25 %, scavenge
 //   time ≤ 3× the bare stand-in's. Issue 36 build 5 asks for five runs in a row, each with p99 inside the
 //   server < 50 ms and scavenges ≤ 3× bare: BENCH_FLEET_RUNS=5 prints a row per run and the verdict.
 // Every failed heartbeat (while starting or measured) and every failed start-up is in the table.
@@ -30,6 +31,8 @@ const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
 
 const TARGET_MEMORY: Target = { op: '≤', value: 2 };
 const TARGET_P99_MS: Target = { op: '<', value: 50, of: 'figure' };
+/** Issue 36, build 4: the embedded database carries 10,000 agents with p99 < 250 ms as they see it (and 0 failed, the errors column). */
+const TARGET_PGLITE_P99_MS: Target = { op: '<', value: 250, of: 'figure' };
 const TARGET_CPU_PERCENT: Target = { op: '<', value: 25, of: 'figure' };
 const TARGET_SCAVENGES: Target = { op: '≤', value: 3 };
 
@@ -109,7 +112,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       unit: 'ms',
       baselineLabel: 'bare server p99 ms',
       better: 'lower',
-      target: TARGET_P99_MS,
+      target: backend === 'pglite' ? TARGET_PGLITE_P99_MS : TARGET_P99_MS,
       p50Ms: medianOf(pairs.map((p) => p.rmm.p50Ms)),
       p99Ms: medianOf(pairs.map((p) => p.rmm.p99Ms)),
       note:
