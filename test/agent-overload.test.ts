@@ -30,11 +30,19 @@ describe('agents against an overloaded server', () => {
   it('refuses registrations and heartbeats past the bound with 503 and Retry-After, then lets them through again', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const rowLocked = new Promise<void>((resolve) => (locked = resolve));
     const hold = t.db.db.transaction().execute(async (trx) => {
       await trx.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().execute();
+      locked();
       await released;
     });
+    // Only once the row is held: heartbeats sent earlier could be written (and answered) before the lock.
+    await rowLocked;
     const held = [heartbeat(), heartbeat()];
+    // Should a request be let through by mistake it would wait for the lock forever: this ends the hold
+    // (the assertions below then fail) instead of hanging the test.
+    const giveUp = setTimeout(release, 10_000);
     let refusedHeartbeat, refusedRegistration;
     try {
       // The held heartbeats are past their admission as soon as they started; give them that moment.
@@ -42,6 +50,7 @@ describe('agents against an overloaded server', () => {
       refusedHeartbeat = await heartbeat();
       refusedRegistration = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'fw-refused', platform: 'freebsd' } });
     } finally {
+      clearTimeout(giveUp);
       release();
     }
     for (const refused of [refusedHeartbeat, refusedRegistration]) {
