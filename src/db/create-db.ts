@@ -9,6 +9,7 @@ import { LogThrottle } from '../platform/log-throttle.js';
 import type { Logger } from '../platform/logger.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { failureSummary } from './db-errors.js';
+import { sendLongTextAsBytes } from './pglite-text-params.js';
 import { withTimeSlices } from './pglite-time-slices.js';
 import { pgliteArtifacts } from './pglite-artifacts.js';
 import type { Database } from './schema.js';
@@ -79,6 +80,7 @@ export async function openPglite<DB = Database>(options: { dataDir?: string; loa
 
 /** A handle over an open PGlite instance; closing the handle closes the instance. */
 export function wrapPglite<DB = Database>(pglite: PGlite, location: string): DbHandle<DB> {
+  sendLongTextAsBytes(pglite);
   const errors = countingErrors();
   const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: withTimeSlices(pglite) }), log: errors.log });
   return { db, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, close: once(() => db.destroy()) };
