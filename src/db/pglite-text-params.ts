@@ -1,10 +1,11 @@
 // Long text parameters (a heartbeat's system text: tens of KB) go to PGlite as UTF-8 bytes in the binary
 // format, which for `text` is those very bytes (PostgreSQL's textrecv checks them as text input would).
 // Given a string instead, PGlite's protocol writer walks it in JavaScript, character by character, twice
-// to measure its UTF-8 length, then encodes it: on two-byte strings (any non-ASCII character, as Windows
-// software names and German hostnames have) that cost more than the database's own work. A heartbeat
-// batch of 50 bodies of 30 KB with one non-ASCII character each: 1,347-1,590 µs of CPU per heartbeat as
-// strings, 860-989 µs as bytes (bench/README.md, 2026-11-27). Short values keep PGlite's own serializer.
+// to measure its UTF-8 length, then encodes it. On two-byte strings (any non-ASCII character, as Windows
+// software names and German hostnames have) that cost about 0.5 ms a heartbeat, twice what executing the
+// batch's statement costs a heartbeat: batches of 50 bodies of 30 KB with one non-ASCII character each,
+// 1,347-1,590 µs of CPU per heartbeat as strings, 860-989 µs as bytes (bench/README.md, 2026-11-27).
+// Short values keep PGlite's own serializer.
 //
 // PGlite sends any Uint8Array a serializer returns as a binary parameter (its protocol writer's branch
 // for ArrayBuffer views); its Serializer type says string, hence the cast. test/agents-heartbeat.test.ts
