@@ -236,8 +236,12 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
   // PGlite has no autovacuum: without this, every heartbeat's replaced system text stays as dead rows.
   const vacuum = deps.db.dialect === 'pglite' ? new PgliteVacuum(deps.db.db, deps.logger, { tables: ['agents'] }) : undefined;
+  // PostgreSQL: two lanes. Each batch statement has a fixed cost (parse, plan, commit; the extensions'
+  // CTEs grew it) that more lanes spread over fewer heartbeats: with four, PostgreSQL spent 351–407 µs of
+  // CPU per heartbeat at 32 clients, with two 242–278 and ingest rose from 0.31–0.37 of bare to 0.42–0.44
+  // (B1, bench/README.md 2026-11-27). PGlite has one connection: one lane.
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], {
-    lanes: deps.db.dialect === 'pglite' ? 1 : 4,
+    lanes: deps.db.dialect === 'pglite' ? 1 : 2,
     ...(deps.db.dialect === 'pglite' ? { maxBatch: 500, gatherMs: 5 } : {}),
     committed: (accepted) => alerting.heartbeatsCommitted(accepted),
     ...(vacuum ? { wrote: (bytes: number) => vacuum.noteWritten(bytes) } : {}),
