@@ -14,12 +14,6 @@ export interface GroupCommitOptions {
    * arrive a few milliseconds apart never overlap a round trip and would each pay for a statement.
    */
   gatherMs?: number;
-  /**
-   * Whether the first batch after an idle spell gathers too (default true). False: only a batch that
-   * follows another waits (items arrived while one was written, so more are coming), and a lone item on
-   * an idle pipeline is written at once (heartbeats: a quiet server answers without the wait).
-   */
-  gatherFromIdle?: boolean;
 }
 
 interface Pending<I, O> {
@@ -37,7 +31,6 @@ export class GroupCommit<I, O> {
   #draining = false;
   readonly #maxBatch: number;
   readonly #gatherMs: number;
-  readonly #gatherFromIdle: boolean;
 
   constructor(
     private readonly writeBatch: (items: I[]) => Promise<O[]>,
@@ -45,7 +38,6 @@ export class GroupCommit<I, O> {
   ) {
     this.#maxBatch = options.maxBatch ?? 200;
     this.#gatherMs = options.gatherMs ?? 0;
-    this.#gatherFromIdle = options.gatherFromIdle ?? true;
   }
 
   submit(item: I): Promise<O> {
@@ -58,9 +50,8 @@ export class GroupCommit<I, O> {
   async #drain(): Promise<void> {
     this.#draining = true;
     try {
-      for (let fromIdle = true; this.#queue.length > 0; fromIdle = false) {
-        const gather = this.#gatherMs > 0 && this.#queue.length < this.#maxBatch && (this.#gatherFromIdle || !fromIdle);
-        if (gather) await sleep(this.#gatherMs);
+      while (this.#queue.length > 0) {
+        if (this.#gatherMs > 0 && this.#queue.length < this.#maxBatch) await sleep(this.#gatherMs);
         const batch = this.#queue.splice(0, this.#maxBatch);
         try {
           const outcomes = await this.writeBatch(batch.map((p) => p.item));
