@@ -215,10 +215,12 @@ describe('group commit', () => {
     // Writes an event of a type the table refuses, for each agent the batch's update accepted.
     const writer = new HeartbeatWriter(t.db.db, [
       {
-        statementFor: async (batch) => {
+        columns: [{ name: 'event_type', type: 'text' }],
+        valuesFor: async (batch) => {
           seenBatch = batch.map((h) => h.agentId);
-          return sql`insert into agent_events (agent_id, type, created_at) select id, 'no-such-type', now() from updated`;
+          return batch.map(() => ['no-such-type']);
         },
+        statement: 'insert into agent_events (agent_id, type, created_at) select v.id, v.event_type, now() from v join updated as u on u.ord = v.ord',
       },
     ]);
     const input: HeartbeatInput = {

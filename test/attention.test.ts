@@ -78,6 +78,15 @@ describe('agents needing attention', () => {
         { mount: '/data', used_percent: 50 },
       ],
     });
+    // Many certificates with names that need escaping: their facts travel as one long array element
+    // (over 1 KB, where the embedded database's long-text path starts).
+    await enrol(agentKey, 'fw-many-certs', {
+      platform: 'freebsd',
+      certificates: [
+        ...Array.from({ length: 20 }, (_, i) => ({ name: `spare-${i} ${'x'.repeat(60)}`, valid_to: '2030-01-01T00:00:00Z', in_use: true })),
+        { name: 'VPN "Zürich" \\ {Müller}, 東京', valid_to: '2027-01-10T00:00:00Z', in_use: true },
+      ],
+    });
     await enrol(agentKey, 'fw-array-system', { platform: 'freebsd', updates: [true], certificates: { name: 'not a list' } });
   });
   afterAll(() => t.close());
@@ -88,7 +97,11 @@ describe('agents needing attention', () => {
       'fw-customer': ['certificate_expired'],
       'fw-disk': ['disk_full', 'disk_full'],
       'fw-fixture': ['updates_available', 'certificate_expiring'],
+      'fw-many-certs': ['certificate_expiring'],
     });
+    expect(items.find((i) => i.agent.name === 'fw-many-certs')!.reasons).toEqual([
+      { kind: 'certificate_expiring', message: 'Certificate VPN "Zürich" \\ {Müller}, 東京 expires in 20 days', valid_to: '2027-01-10T00:00:00.000Z' },
+    ]);
     expect(items.find((i) => i.agent.name === 'fw-disk')!.reasons).toEqual([
       { kind: 'disk_full', message: 'Disk / 94% full', mount: '/', used_percent: 94 },
       { kind: 'disk_full', message: 'Disk /var 95% full', mount: '/var', used_percent: 95 },

@@ -10,6 +10,7 @@ import type { Logger } from '../platform/logger.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { failureSummary } from './db-errors.js';
 import { sendLongTextAsBytes } from './pglite-text-params.js';
+import { preparingRegisteredTexts } from './prepared-statements.js';
 import { withTimeSlices } from './pglite-time-slices.js';
 import { pgliteArtifacts } from './pglite-artifacts.js';
 import type { Database } from './schema.js';
@@ -107,6 +108,7 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
     },
   });
   watchConnections(pool, logger);
+  pool.on('connect', preparingRegisteredTexts);
   const errors = countingErrors();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: errors.log });
   const stats: DbStats = { pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }), queryErrors: errors.count };

@@ -5,12 +5,16 @@
 // software names and German hostnames have) that cost about 0.5 ms a heartbeat, twice what executing the
 // batch's statement costs a heartbeat: batches of 50 bodies of 30 KB with one non-ASCII character each,
 // 1,347-1,590 µs of CPU per heartbeat as strings, 860-989 µs as bytes (bench/README.md, 2026-11-27).
-// Short values keep PGlite's own serializer.
+// Short values keep PGlite's own serializer, and so do the elements of a text[] (PGlite's array
+// serializer looks the element's serializer up at each call, and an array literal must be text).
 //
 // PGlite sends any Uint8Array a serializer returns as a binary parameter (its protocol writer's branch
 // for ArrayBuffer views); its Serializer type says string, hence the cast. test/agents-heartbeat.test.ts
 // stores and serves such bodies byte for byte on both databases.
 import { types, type PGlite } from '@electric-sql/pglite';
+
+/** PostgreSQL's type oid of text[]. */
+const TEXT_ARRAY = 1009;
 
 /** Below this many UTF-16 units, PGlite's string path costs less than making a Buffer. */
 const LONG_TEXT_UNITS = 1024;
@@ -20,4 +24,5 @@ export function sendLongTextAsBytes(pglite: PGlite): void {
   const asString = pglite.serializers[types.TEXT] ?? String;
   pglite.serializers[types.TEXT] = (value: unknown) =>
     typeof value === 'string' && value.length >= LONG_TEXT_UNITS ? (Buffer.from(value, 'utf8') as unknown as string) : asString(value);
+  pglite.serializers[TEXT_ARRAY] = (value: unknown) => types.arraySerializer(value, asString, TEXT_ARRAY);
 }

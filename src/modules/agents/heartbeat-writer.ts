@@ -1,14 +1,15 @@
 // Group commit for heartbeats, the hottest path of the product: every request joins the next batch,
-// each batch is one SQL statement (agent rows updated from one VALUES list, plus the writes that batch
-// extensions add as data-modifying CTEs, e.g. metric samples), and every request is answered only after
+// each batch is one SQL statement (agent rows updated from one row per heartbeat, plus the writes that
+// batch extensions add as data-modifying CTEs, e.g. metric samples; heartbeat-batch-statement.ts), and every request is answered only after
 // its batch committed. One statement is atomic by itself and saves a transaction's two extra round
 // trips. While one batch is being written the next one fills up, so throughput rises with load and a
 // lone heartbeat waits for nobody. A failed batch fails all its requests; nothing unacknowledged is lost.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
-import { systemFactsOf } from './system-facts.js';
+import { preparedText } from '../../db/prepared-statements.js';
+import { baseValuesOf, batchParameters, batchStatementText, bodySlotsFor, type BatchStatementPart } from './heartbeat-batch-statement.js';
 
 export interface HeartbeatInput {
   agentId: string;
@@ -33,14 +34,14 @@ export interface HeartbeatOutcome {
 }
 
 /**
- * Adds writes to a batch (the metrics extension point). For the batch's heartbeats it returns one
- * data-modifying statement (an INSERT ...), or null for nothing. The statement becomes a CTE of the
- * batch's single statement, so it commits or fails with the agents update, and it must write only for
- * the heartbeats that update accepted: those are in the CTE `updated(id, scope)`, to be joined on agent
- * id and `scope is not distinct from` the heartbeat's scope.
+ * Adds writes to a batch (the metrics extension point): columns of per-heartbeat values for the batch's
+ * rows `v`, and one data-modifying statement of constant text (an INSERT ... SELECT) that becomes a CTE
+ * of the batch's single statement, so it commits or fails with the agents update. It must write only for
+ * the heartbeats that update accepted: join `v` to the CTE `updated` on `ord`.
  */
-export interface HeartbeatBatchExtension {
-  statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null>;
+export interface HeartbeatBatchExtension extends BatchStatementPart {
+  /** One row of values per heartbeat, in `columns`' order. */
+  valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<ReadonlyArray<readonly unknown[]>>;
 }
 
 /** A heartbeat its batch stored, with the agent's customer (for rules scoped to a customer). */
@@ -79,6 +80,8 @@ export class HeartbeatWriter {
   readonly #lanes: GroupCommit<HeartbeatInput, HeartbeatOutcome>[];
   readonly #committed: ((accepted: readonly AcceptedHeartbeat[]) => void) | undefined;
   readonly #wrote: ((bytes: number) => void) | undefined;
+  /** The statement's text per body size class (heartbeat-batch-statement.ts). */
+  readonly #texts = new Map<number, string>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -121,50 +124,22 @@ export class HeartbeatWriter {
     // Keyed with the sender's scope, so a key of another customer never learns from, or displaces, a
     // genuine heartbeat that shares its batch.
     const latest = [...new Map(inputs.map((h) => [batchKey(h), h])).values()];
-    // One row of parameters per heartbeat: a 30 KB body travels as its own text parameter. (Packing
-    // all bodies into one text[] made the driver escape and PostgreSQL re-parse one huge array.)
-    // The list's facts (system-facts.ts) replace the previous heartbeat's, as the system data does.
-    const rows = latest.map((h) => {
-      const f = systemFactsOf(h.parsed);
-      return sql`(${h.agentId}::text, ${h.receivedAt.toISOString()}::timestamptz, ${h.platform}::text, ${h.hostname}::text,
-        ${h.agentVersion}::text, ${h.agentSha256}::text, ${h.keyHint}::text, ${scopeArray(h.scope)}::int[], ${h.raw}::text,
-        ${f.os_name}::text, ${f.os_version}::text, ${f.primary_ip}::text, ${f.uptime_seconds}::int, ${f.disk_used_percent}::float8,
-        ${f.disk_worst_mount}::text, ${f.pending_updates}::int, ${f.reboot_required}::boolean)`;
-    });
-    const added = (await Promise.all(this.extensions.map((e) => e.statementFor(latest)))).filter((s) => s !== null);
-    // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
-    const extensionCtes = added.map((statement, i) => sql`, ${sql.raw(`extension_${i}`)} as (${statement})`);
-    const { rows: updated } = await sql<{ id: string; scope: number[] | null; update_requested: boolean; customer_id: number | null }>`
-      with updated as (
-        update agents as a set
-          last_heartbeat = v.received_at,
-          platform = v.platform,
-          hostname = coalesce(v.hostname, a.hostname),
-          agent_version = coalesce(v.agent_version, a.agent_version),
-          agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
-          last_api_key = coalesce(v.key_hint, a.last_api_key),
-          system = v.raw,
-          os_name = v.os_name, os_version = v.os_version, primary_ip = v.primary_ip, uptime_seconds = v.uptime_seconds,
-          disk_used_percent = v.disk_used_percent, disk_worst_mount = v.disk_worst_mount, pending_updates = v.pending_updates,
-          reboot_required = v.reboot_required
-        from (values ${sql.join(rows)}) as v(id, received_at, platform, hostname, agent_version, agent_sha256, key_hint, scope, raw,
-          os_name, os_version, primary_ip, uptime_seconds, disk_used_percent, disk_worst_mount, pending_updates, reboot_required)
-        where a.id = v.id and (v.scope is null or a.customer_id = any(v.scope))
-        returning a.id, v.scope, a.update_requested, a.customer_id
-      )${sql.join(extensionCtes, sql``)}
-      select id, scope, update_requested, customer_id from updated`.execute(this.db);
-    const stored = new Map(updated.map((r) => [batchKey({ agentId: r.id, scope: r.scope }), { update_requested: r.update_requested, customer_id: r.customer_id }]));
+    const extensionRows = await Promise.all(this.extensions.map((e) => e.valuesFor(latest)));
+    const rows = latest.map((h, i) => [...baseValuesOf(h), ...extensionRows.flatMap((values) => values[i] ?? [])]);
+    const slots = bodySlotsFor(latest.length);
+    const text = this.#texts.get(slots) ?? preparedText(batchStatementText(this.extensions, slots));
+    this.#texts.set(slots, text);
+    const parameters = batchParameters(rows, latest.map((h) => h.raw), slots);
+    const { rows: updated } = await this.db.executeQuery<{ ord: number; update_requested: boolean; customer_id: number | null }>(
+      CompiledQuery.raw(text, parameters),
+    );
+    const stored = new Map(updated.map((r) => [batchKey(latest[r.ord - 1]!), { update_requested: r.update_requested, customer_id: r.customer_id }]));
     return { stored, latest };
   }
 }
 
 function batchKey(h: { agentId: string; scope: CustomerScope }): string {
   return `${h.agentId}|${h.scope?.join(',') ?? '*'}`;
-}
-
-/** The scope as an array literal ('{3,7}'), the one form both PostgreSQL drivers take as a parameter. */
-export function scopeArray(scope: CustomerScope): string | null {
-  return scope === null ? null : `{${scope.join(',')}}`;
 }
 
 /** A stable lane for an agent id (hex), so one agent's heartbeats are always written in order. */

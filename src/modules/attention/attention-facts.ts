@@ -3,8 +3,7 @@
 // only for the heartbeats its agents update accepted. An unchanged row is not rewritten (the usual
 // heartbeat changes nothing here), so the extension costs an index probe per heartbeat. Disks keep their
 // fill level rounded to a whole percent, so a disk filling slowly does not rewrite the row every minute.
-import { sql, type RawBuilder } from 'kysely';
-import { scopeArray, type HeartbeatBatchExtension, type HeartbeatInput } from '../agents/heartbeat-writer.js';
+import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
 
 export interface AttentionFacts {
   updates_available: boolean | null;
@@ -54,23 +53,28 @@ function usedPercent(disk: Record<string, unknown>): number | null {
 }
 
 export class AttentionFactsWriter implements HeartbeatBatchExtension {
-  async statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null> {
-    if (heartbeats.length === 0) return null;
-    const rows = heartbeats.map((h) => {
+  readonly columns = [
+    { name: 'updates_available', type: 'boolean' },
+    { name: 'update_packages', type: 'int' },
+    { name: 'certificates', type: 'text' },
+    { name: 'disks', type: 'text' },
+  ] as const;
+  readonly statement = `
+    insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates, disks)
+    select v.id, v.updates_available, v.update_packages, v.certificates::jsonb, v.disks::jsonb
+    from v join updated as u on u.ord = v.ord
+    on conflict (agent_id) do update set
+      updates_available = excluded.updates_available,
+      update_packages = excluded.update_packages,
+      certificates = excluded.certificates,
+      disks = excluded.disks
+    where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates, agent_attention_facts.disks)
+      is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates, excluded.disks)`;
+
+  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<unknown[][]> {
+    return heartbeats.map((h) => {
       const facts = attentionFactsOf(h.parsed);
-      return sql`(${h.agentId}::text, ${scopeArray(h.scope)}::int[], ${facts.updates_available}::boolean, ${facts.update_packages}::int, ${JSON.stringify(facts.certificates)}::jsonb, ${JSON.stringify(facts.disks)}::jsonb)`;
+      return [facts.updates_available, facts.update_packages, JSON.stringify(facts.certificates), JSON.stringify(facts.disks)];
     });
-    return sql`
-      insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates, disks)
-      select v.agent_id, v.updates_available, v.update_packages, v.certificates, v.disks
-      from (values ${sql.join(rows)}) as v(agent_id, scope, updates_available, update_packages, certificates, disks)
-      join updated as u on u.id = v.agent_id and u.scope is not distinct from v.scope
-      on conflict (agent_id) do update set
-        updates_available = excluded.updates_available,
-        update_packages = excluded.update_packages,
-        certificates = excluded.certificates,
-        disks = excluded.disks
-      where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates, agent_attention_facts.disks)
-        is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates, excluded.disks)`;
   }
 }

@@ -1,31 +1,34 @@
 // The heartbeat batch extension that stores metric samples: each heartbeat with samples becomes one
 // metric_points row (its layout id and its values), inserted in the same statement as the agents
 // update of its batch, and only for the heartbeats that update accepted.
-import { sql, type RawBuilder } from 'kysely';
-import { scopeArray, type HeartbeatBatchExtension, type HeartbeatInput } from '../agents/heartbeat-writer.js';
+import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
 import { samplesOf } from './extract-samples.js';
 import type { LayoutRegistry } from './layouts.js';
 
 export class MetricSampleWriter implements HeartbeatBatchExtension {
+  readonly columns = [
+    { name: 'metric_layout', type: 'int' },
+    { name: 'metric_values', type: 'text' },
+  ] as const;
+  readonly statement = `
+    insert into metric_points (agent_id, time, layout, vals)
+    select v.id, v.received_at, v.metric_layout, v.metric_values::float8[]
+    from v join updated as u on u.ord = v.ord
+    where v.metric_layout is not null`;
+
   constructor(private readonly layouts: LayoutRegistry) {}
 
-  async statementFor(heartbeats: readonly HeartbeatInput[]): Promise<RawBuilder<unknown> | null> {
-    const withSamples = heartbeats.map((h) => ({ h, samples: samplesOf(h.parsed) })).filter((x) => x.samples.length > 0);
-    if (withSamples.length === 0) return null;
-    const layoutIds = await this.layouts.idsFor(withSamples.map((x) => x.samples));
-    const rows = withSamples.map(
-      ({ h, samples }, i) =>
-        sql`(${h.agentId}::text, ${scopeArray(h.scope)}::int[], ${h.receivedAt.toISOString()}::timestamptz, ${layoutIds[i]}::int, ${floatArray(samples.map((s) => s.value))}::float8[])`,
-    );
-    return sql`
-      insert into metric_points (agent_id, time, layout, vals)
-      select v.agent_id, v.time, v.layout, v.vals
-      from (values ${sql.join(rows)}) as v(agent_id, scope, time, layout, vals)
-      join updated as u on u.id = v.agent_id and u.scope is not distinct from v.scope`;
+  /** A heartbeat without samples gets nulls and no row. */
+  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<Array<[number | null, string | null]>> {
+    const samples = heartbeats.map((h) => samplesOf(h.parsed));
+    const withSamples = samples.filter((list) => list.length > 0);
+    const layoutIds = withSamples.length === 0 ? [] : await this.layouts.idsFor(withSamples);
+    let next = 0;
+    return samples.map((list) => (list.length === 0 ? [null, null] : [layoutIds[next++]!, floatArray(list.map((s) => s.value))]));
   }
 }
 
-/** A PostgreSQL array literal of finite numbers: one short text parameter instead of one per value. */
+/** A PostgreSQL array literal of finite numbers: one short text per heartbeat instead of one parameter per value. */
 function floatArray(values: readonly number[]): string {
   return `{${values.join(',')}}`;
 }

@@ -1,0 +1,116 @@
+// The heartbeat batch's one statement, with a text that depends only on the batch's size class and the
+// extensions, never on the heartbeats: the small per-heartbeat values travel as one array parameter per
+// column (unnested into the rows `v`), and each body as a parameter of its own. PostgreSQL can then keep
+// it as a prepared statement on each connection and skip parsing and planning it for every batch: with a
+// VALUES row of 28 parameters per heartbeat, 2.0 of the 5.2 ms of database CPU a 29-heartbeat batch cost
+// went to parsing, binding and planning its 812 parameters (bench/README.md, 2026-11-27).
+//
+// Bodies stay one parameter each (a text[] of 30 KB bodies made the driver escape, and PostgreSQL
+// re-parse, one huge array literal); their count is rounded up to a size class, the unused ones null,
+// so a few texts serve every batch size.
+import type { HeartbeatInput } from './heartbeat-writer.js';
+import { systemFactsOf } from './system-facts.js';
+
+/** A column of the batch's rows `v`: one value per heartbeat, sent as one `type[]` parameter. */
+export interface BatchColumn {
+  name: string;
+  type: 'text' | 'int' | 'float8' | 'boolean' | 'timestamptz';
+}
+
+/** What an extension (heartbeat-writer.ts) adds to the statement. */
+export interface BatchStatementPart {
+  readonly columns: readonly BatchColumn[];
+  readonly statement: string;
+}
+
+/** The columns every batch has; `scope` is the sender's customer scope as an int[] literal, or null. */
+const BASE_COLUMNS: readonly BatchColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'received_at', type: 'timestamptz' },
+  { name: 'platform', type: 'text' },
+  { name: 'hostname', type: 'text' },
+  { name: 'agent_version', type: 'text' },
+  { name: 'agent_sha256', type: 'text' },
+  { name: 'key_hint', type: 'text' },
+  { name: 'scope', type: 'text' },
+  { name: 'os_name', type: 'text' },
+  { name: 'os_version', type: 'text' },
+  { name: 'primary_ip', type: 'text' },
+  { name: 'uptime_seconds', type: 'int' },
+  { name: 'disk_used_percent', type: 'float8' },
+  { name: 'disk_worst_mount', type: 'text' },
+  { name: 'pending_updates', type: 'int' },
+  { name: 'reboot_required', type: 'boolean' },
+];
+
+/** The base columns' values of one heartbeat, in BASE_COLUMNS' order. */
+export function baseValuesOf(h: HeartbeatInput): unknown[] {
+  const f = systemFactsOf(h.parsed);
+  return [
+    h.agentId,
+    h.receivedAt.toISOString(),
+    h.platform,
+    h.hostname,
+    h.agentVersion,
+    h.agentSha256,
+    h.keyHint,
+    h.scope === null ? null : `{${h.scope.join(',')}}`,
+    f.os_name,
+    f.os_version,
+    f.primary_ip,
+    f.uptime_seconds,
+    f.disk_used_percent,
+    f.disk_worst_mount,
+    f.pending_updates,
+    f.reboot_required,
+  ];
+}
+
+/** Body parameters come in these counts; a batch uses the smallest that holds it. */
+export function bodySlotsFor(count: number): number {
+  let slots = 1;
+  while (slots < count) slots *= 2;
+  return slots;
+}
+
+/**
+ * The statement's text for `bodySlots` bodies. Its parameters: one array per column (base columns, then
+ * each extension's), then the bodies. It returns the accepted heartbeats' `ord` (1-based position in
+ * the batch), update flag and customer.
+ */
+export function batchStatementText(parts: readonly BatchStatementPart[], bodySlots: number): string {
+  const columns = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns)];
+  const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+  const names = columns.map((c) => c.name).join(', ');
+  const bodies = Array.from({ length: bodySlots }, (_, i) => `(${i + 1}, $${columns.length + i + 1}::text)`).join(', ');
+  const extensionCtes = parts.map((p, i) => `,\n  extension_${i} as (${p.statement})`).join('');
+  // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
+  return `with v as (
+    select * from unnest(${arrays}) with ordinality as v(${names}, ord)
+  ),
+  bodies(ord, raw) as (values ${bodies}),
+  updated as (
+    update agents as a set
+      last_heartbeat = v.received_at,
+      platform = v.platform,
+      hostname = coalesce(v.hostname, a.hostname),
+      agent_version = coalesce(v.agent_version, a.agent_version),
+      agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
+      last_api_key = coalesce(v.key_hint, a.last_api_key),
+      system = b.raw,
+      os_name = v.os_name, os_version = v.os_version, primary_ip = v.primary_ip, uptime_seconds = v.uptime_seconds,
+      disk_used_percent = v.disk_used_percent, disk_worst_mount = v.disk_worst_mount, pending_updates = v.pending_updates,
+      reboot_required = v.reboot_required
+    from v join bodies as b on b.ord = v.ord
+    where a.id = v.id and (v.scope is null or a.customer_id = any(v.scope::int[]))
+    returning v.ord::int as ord, a.update_requested, a.customer_id
+  )${extensionCtes}
+  select ord, update_requested, customer_id from updated`;
+}
+
+/** The statement's parameters: the columns of `rows` (one row of values per heartbeat), then the bodies padded to `bodySlots`. */
+export function batchParameters(rows: ReadonlyArray<readonly unknown[]>, bodies: readonly string[], bodySlots: number): unknown[] {
+  const width = rows[0]?.length ?? 0;
+  const columns = Array.from({ length: width }, (_, c) => rows.map((row) => row[c] ?? null));
+  return [...columns, ...bodies, ...Array<null>(bodySlots - bodies.length).fill(null)];
+}
