@@ -134,6 +134,18 @@ describe('POST /agent/heartbeat stores the body byte for byte', () => {
     expect((await stored(id)).last_heartbeat).toEqual(new Date('2026-11-22T11:01:00Z'));
   });
 
+  it('stores a lone surrogate in hostname and version as U+FFFD, without failing the heartbeats batched with it', async () => {
+    const odd = await register(agentKey, { hostname: 'odd', platform: 'linux' });
+    const plain = await register(agentKey, { hostname: 'plain', platform: 'linux' });
+    const [a, b] = await Promise.all([
+      heartbeat(`{"agent_id":"${odd}","platform":"linux","hostname":"pc\\ud800-1","agent_version":"2.\\udc00"}`),
+      heartbeat(`{"agent_id":"${plain}","platform":"linux","hostname":"plain-2"}`),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect((await getAgent(odd)).json()).toMatchObject({ hostname: 'pc\ufffd-1', agent_version: '2.\ufffd' });
+    expect((await getAgent(plain)).json()).toMatchObject({ hostname: 'plain-2' });
+  });
+
   it('accepts a body between 1 MiB and 4 MiB (the heartbeat limit is 4 MiB)', async () => {
     const id = await register(agentKey, { hostname: 'big-one', platform: 'windows' });
     const text = `{"agent_id":"${id}","platform":"windows","pad":"${'x'.repeat(3 * MiB)}"}`;

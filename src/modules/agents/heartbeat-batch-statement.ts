@@ -1,9 +1,13 @@
 // The heartbeat batch's one statement, with a text that depends only on the batch's size class and the
-// extensions, never on the heartbeats: the small per-heartbeat values travel as one array parameter per
-// column (unnested into the rows `v`), and each body as a parameter of its own. PostgreSQL can then keep
-// it as a prepared statement on each connection and skip parsing and planning it for every batch: with a
-// VALUES row of 28 parameters per heartbeat, 2.0 of the 5.2 ms of database CPU a 29-heartbeat batch cost
-// went to parsing, binding and planning its 812 parameters (bench/README.md, 2026-11-27).
+// extensions, never on the heartbeats: the small per-heartbeat values travel as one JSON parameter (an
+// array of one object per heartbeat, read by json_to_recordset into the rows `v`), and each body as a
+// parameter of its own. PostgreSQL can then keep it as a prepared statement on each connection and skip
+// parsing and planning it for every batch: with a VALUES row of 28 parameters per heartbeat, 2.0 of the
+// 5.2 ms of database CPU a 29-heartbeat batch cost went to parsing, binding and planning its 812
+// parameters (bench/README.md, 2026-11-27). One JSON text rather than an array parameter per column:
+// pg builds array literals in JavaScript, escaping each element (8 KB of garbage a heartbeat, with the
+// certificates' JSON inside a text[]), where JSON.stringify is one native call and nested values (the
+// certificates, the metric values) go in as they are.
 //
 // Bodies stay one parameter each (a text[] of 30 KB bodies made the driver escape, and PostgreSQL
 // re-parse, one huge array literal); their count is rounded up to a size class, the unused ones null,
@@ -11,10 +15,10 @@
 import type { HeartbeatInput } from './heartbeat-writer.js';
 import { systemFactsOf } from './system-facts.js';
 
-/** A column of the batch's rows `v`: one value per heartbeat, sent as one `type[]` parameter. */
+/** A column of the batch's rows `v`: one value per heartbeat, converted from JSON to `type` (arrays and jsonb included). */
 export interface BatchColumn {
   name: string;
-  type: 'text' | 'int' | 'float8' | 'boolean' | 'timestamptz';
+  type: 'text' | 'int' | 'float8' | 'boolean' | 'timestamptz' | 'int[]' | 'float8[]' | 'jsonb';
 }
 
 /** What an extension (heartbeat-writer.ts) adds to the statement. */
@@ -23,7 +27,7 @@ export interface BatchStatementPart {
   readonly statement: string;
 }
 
-/** The columns every batch has; `scope` is the sender's customer scope as an int[] literal, or null. */
+/** The columns every batch has; `scope` is the sender's customer scope, or null for every customer. */
 const BASE_COLUMNS: readonly BatchColumn[] = [
   { name: 'id', type: 'text' },
   { name: 'received_at', type: 'timestamptz' },
@@ -32,7 +36,7 @@ const BASE_COLUMNS: readonly BatchColumn[] = [
   { name: 'agent_version', type: 'text' },
   { name: 'agent_sha256', type: 'text' },
   { name: 'key_hint', type: 'text' },
-  { name: 'scope', type: 'text' },
+  { name: 'scope', type: 'int[]' },
   { name: 'os_name', type: 'text' },
   { name: 'os_version', type: 'text' },
   { name: 'primary_ip', type: 'text' },
@@ -43,6 +47,17 @@ const BASE_COLUMNS: readonly BatchColumn[] = [
   { name: 'reboot_required', type: 'boolean' },
 ];
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The agent's own text as the database stores it: a lone surrogate (the heartbeat's fields are taken as
+ * sent) becomes U+FFFD, as UTF-8 encoding made of it when these went as text parameters; in the JSON
+ * parameter PostgreSQL would refuse it and fail the whole batch. NUL is refused by the body's schema.
+ */
+function wellFormed(text: string | null): string | null {
+  return text === null ? null : text.replace(LONE_SURROGATE, '\ufffd');
+}
+
 /** The base columns' values of one heartbeat, in BASE_COLUMNS' order. */
 export function baseValuesOf(h: HeartbeatInput): unknown[] {
   const f = systemFactsOf(h.parsed);
@@ -50,11 +65,11 @@ export function baseValuesOf(h: HeartbeatInput): unknown[] {
     h.agentId,
     h.receivedAt.toISOString(),
     h.platform,
-    h.hostname,
-    h.agentVersion,
+    wellFormed(h.hostname),
+    wellFormed(h.agentVersion),
     h.agentSha256,
     h.keyHint,
-    h.scope === null ? null : `{${h.scope.join(',')}}`,
+    h.scope,
     f.os_name,
     f.os_version,
     f.primary_ip,
@@ -74,19 +89,17 @@ export function bodySlotsFor(count: number): number {
 }
 
 /**
- * The statement's text for `bodySlots` bodies. Its parameters: one array per column (base columns, then
- * each extension's), then the bodies. It returns the accepted heartbeats' `ord` (1-based position in
- * the batch), update flag and customer.
+ * The statement's text for `bodySlots` bodies. Its parameters: the rows' JSON (batchParameters), then the
+ * bodies. It returns the accepted heartbeats' `ord` (1-based position in the batch), update flag and customer.
  */
 export function batchStatementText(parts: readonly BatchStatementPart[], bodySlots: number): string {
-  const columns = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns)];
-  const arrays = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-  const names = columns.map((c) => c.name).join(', ');
-  const bodies = Array.from({ length: bodySlots }, (_, i) => `(${i + 1}, $${columns.length + i + 1}::text)`).join(', ');
+  const columns = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns), { name: 'ord', type: 'int' }];
+  const definitions = columns.map((c) => `${c.name} ${c.type}`).join(', ');
+  const bodies = Array.from({ length: bodySlots }, (_, i) => `(${i + 1}, $${i + 2}::text)`).join(', ');
   const extensionCtes = parts.map((p, i) => `,\n  extension_${i} as (${p.statement})`).join('');
   // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
   return `with v as (
-    select * from unnest(${arrays}) with ordinality as v(${names}, ord)
+    select * from json_to_recordset($1::json) as v(${definitions})
   ),
   bodies(ord, raw) as (values ${bodies}),
   updated as (
@@ -102,15 +115,27 @@ export function batchStatementText(parts: readonly BatchStatementPart[], bodySlo
       disk_used_percent = v.disk_used_percent, disk_worst_mount = v.disk_worst_mount, pending_updates = v.pending_updates,
       reboot_required = v.reboot_required
     from v join bodies as b on b.ord = v.ord
-    where a.id = v.id and (v.scope is null or a.customer_id = any(v.scope::int[]))
-    returning v.ord::int as ord, a.update_requested, a.customer_id
+    where a.id = v.id and (v.scope is null or a.customer_id = any(v.scope))
+    returning v.ord, a.update_requested, a.customer_id
   )${extensionCtes}
   select ord, update_requested, customer_id from updated`;
 }
 
-/** The statement's parameters: the columns of `rows` (one row of values per heartbeat), then the bodies padded to `bodySlots`. */
-export function batchParameters(rows: ReadonlyArray<readonly unknown[]>, bodies: readonly string[], bodySlots: number): unknown[] {
-  const width = rows[0]?.length ?? 0;
-  const columns = Array.from({ length: width }, (_, c) => rows.map((row) => row[c] ?? null));
-  return [...columns, ...bodies, ...Array<null>(bodySlots - bodies.length).fill(null)];
+/**
+ * The statement's parameters: the rows as one JSON array (one object per heartbeat, keyed by the column
+ * names of `parts`, `ord` its 1-based position), then the bodies padded to `bodySlots`.
+ */
+export function batchParameters(
+  parts: readonly BatchStatementPart[],
+  rows: ReadonlyArray<readonly unknown[]>,
+  bodies: readonly string[],
+  bodySlots: number,
+): unknown[] {
+  const names = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns)].map((c) => c.name);
+  const objects = rows.map((row, i) => {
+    const object: Record<string, unknown> = { ord: i + 1 };
+    names.forEach((name, c) => (object[name] = row[c]));
+    return object;
+  });
+  return [JSON.stringify(objects), ...bodies, ...Array<null>(bodySlots - bodies.length).fill(null)];
 }

@@ -129,7 +129,7 @@ export class HeartbeatWriter {
     const slots = bodySlotsFor(latest.length);
     const text = this.#texts.get(slots) ?? preparedText(batchStatementText(this.extensions, slots));
     this.#texts.set(slots, text);
-    const parameters = batchParameters(rows, latest.map((h) => h.raw), slots);
+    const parameters = batchParameters(this.extensions, rows, latest.map((h) => h.raw), slots);
     const { rows: updated } = await this.db.executeQuery<{ ord: number; update_requested: boolean; customer_id: number | null }>(
       CompiledQuery.raw(text, parameters),
     );

@@ -56,12 +56,12 @@ export class AttentionFactsWriter implements HeartbeatBatchExtension {
   readonly columns = [
     { name: 'updates_available', type: 'boolean' },
     { name: 'update_packages', type: 'int' },
-    { name: 'certificates', type: 'text' },
-    { name: 'disks', type: 'text' },
+    { name: 'certificates', type: 'jsonb' },
+    { name: 'disks', type: 'jsonb' },
   ] as const;
   readonly statement = `
     insert into agent_attention_facts (agent_id, updates_available, update_packages, certificates, disks)
-    select v.id, v.updates_available, v.update_packages, v.certificates::jsonb, v.disks::jsonb
+    select v.id, v.updates_available, v.update_packages, v.certificates, v.disks
     from v join updated as u on u.ord = v.ord
     on conflict (agent_id) do update set
       updates_available = excluded.updates_available,
@@ -74,7 +74,7 @@ export class AttentionFactsWriter implements HeartbeatBatchExtension {
   async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<unknown[][]> {
     return heartbeats.map((h) => {
       const facts = attentionFactsOf(h.parsed);
-      return [facts.updates_available, facts.update_packages, JSON.stringify(facts.certificates), JSON.stringify(facts.disks)];
+      return [facts.updates_available, facts.update_packages, facts.certificates, facts.disks];
     });
   }
 }

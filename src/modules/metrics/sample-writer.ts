@@ -8,27 +8,22 @@ import type { LayoutRegistry } from './layouts.js';
 export class MetricSampleWriter implements HeartbeatBatchExtension {
   readonly columns = [
     { name: 'metric_layout', type: 'int' },
-    { name: 'metric_values', type: 'text' },
+    { name: 'metric_values', type: 'float8[]' },
   ] as const;
   readonly statement = `
     insert into metric_points (agent_id, time, layout, vals)
-    select v.id, v.received_at, v.metric_layout, v.metric_values::float8[]
+    select v.id, v.received_at, v.metric_layout, v.metric_values
     from v join updated as u on u.ord = v.ord
     where v.metric_layout is not null`;
 
   constructor(private readonly layouts: LayoutRegistry) {}
 
   /** A heartbeat without samples gets nulls and no row. */
-  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<Array<[number | null, string | null]>> {
+  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<Array<[number | null, number[] | null]>> {
     const samples = heartbeats.map((h) => samplesOf(h.parsed));
     const withSamples = samples.filter((list) => list.length > 0);
     const layoutIds = withSamples.length === 0 ? [] : await this.layouts.idsFor(withSamples);
     let next = 0;
-    return samples.map((list) => (list.length === 0 ? [null, null] : [layoutIds[next++]!, floatArray(list.map((s) => s.value))]));
+    return samples.map((list) => (list.length === 0 ? [null, null] : [layoutIds[next++]!, list.map((s) => s.value)]));
   }
-}
-
-/** A PostgreSQL array literal of finite numbers: one short text per heartbeat instead of one parameter per value. */
-function floatArray(values: readonly number[]): string {
-  return `{${values.join(',')}}`;
 }
