@@ -5,7 +5,9 @@
 // software names and German hostnames have) that cost about 0.5 ms a heartbeat, twice what executing the
 // batch's statement costs a heartbeat: batches of 50 bodies of 30 KB with one non-ASCII character each,
 // 1,347-1,590 µs of CPU per heartbeat as strings, 860-989 µs as bytes (bench/README.md, 2026-11-27).
-// Short values keep PGlite's own serializer, and so do the elements of a text[] (PGlite's array
+// The same goes for `json` (the heartbeat batch's rows, heartbeat-batch-statement.ts: tens of KB for a
+// large batch), whose binary format is its text too; not for jsonb, whose binary format has a version
+// byte. Short values keep PGlite's own serializer, and so do the elements of a text[] (PGlite's array
 // serializer looks the element's serializer up at each call, and an array literal must be text).
 //
 // PGlite sends any Uint8Array a serializer returns as a binary parameter (its protocol writer's branch
@@ -19,10 +21,15 @@ const TEXT_ARRAY = 1009;
 /** Below this many UTF-16 units, PGlite's string path costs less than making a Buffer. */
 const LONG_TEXT_UNITS = 1024;
 
-/** Makes the instance send text parameters of LONG_TEXT_UNITS or more as UTF-8 bytes. */
+/** Makes the instance send text and json parameters of LONG_TEXT_UNITS or more as UTF-8 bytes. */
 export function sendLongTextAsBytes(pglite: PGlite): void {
   const asString = pglite.serializers[types.TEXT] ?? String;
-  pglite.serializers[types.TEXT] = (value: unknown) =>
-    typeof value === 'string' && value.length >= LONG_TEXT_UNITS ? (Buffer.from(value, 'utf8') as unknown as string) : asString(value);
+  pglite.serializers[types.TEXT] = longAsBytes(asString);
+  pglite.serializers[types.JSON] = longAsBytes(pglite.serializers[types.JSON] ?? JSON.stringify);
   pglite.serializers[TEXT_ARRAY] = (value: unknown) => types.arraySerializer(value, asString, TEXT_ARRAY);
+}
+
+/** `serialize`, except for a long string: its UTF-8 bytes (sent in the binary format). */
+function longAsBytes(serialize: (value: unknown) => string): (value: unknown) => string {
+  return (value) => (typeof value === 'string' && value.length >= LONG_TEXT_UNITS ? (Buffer.from(value, 'utf8') as unknown as string) : serialize(value));
 }

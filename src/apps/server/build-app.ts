@@ -232,7 +232,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // is read, so the batch after it would hold only the few requests parsed in between, and every
   // statement costs about 1.6 ms of fixed work besides its rows (measured: 2.8 ms per heartbeat alone,
   // 1.1 ms in batches of 64). Waiting a few ms lets the event loop read the requests that queued up
-  // meanwhile, and up to 500 of them (28 parameters each, far below the protocol's 65,535) go together.
+  // meanwhile, and up to 500 of them go together (501 parameters: one JSON for the rows, one per body).
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
   // PGlite has no autovacuum: without this, every heartbeat's replaced system text stays as dead rows.
   const vacuum = deps.db.dialect === 'pglite' ? new PgliteVacuum(deps.db.db, deps.logger, { tables: ['agents'] }) : undefined;

@@ -81,6 +81,13 @@ export function baseValuesOf(h: HeartbeatInput): unknown[] {
   ];
 }
 
+/** Extensions share the rows `v`: a column name used twice (or a base column's, or `ord`) is a programming error. */
+export function assertDistinctColumns(parts: readonly BatchStatementPart[]): void {
+  const names = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns), { name: 'ord' }].map((c) => c.name);
+  const repeated = names.find((name, i) => names.indexOf(name) !== i);
+  if (repeated !== undefined) throw new Error(`heartbeat batch column "${repeated}" is defined twice`);
+}
+
 /** Body parameters come in these counts; a batch uses the smallest that holds it. */
 export function bodySlotsFor(count: number): number {
   let slots = 1;

@@ -9,7 +9,7 @@ import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { preparedText } from '../../db/prepared-statements.js';
-import { baseValuesOf, batchParameters, batchStatementText, bodySlotsFor, type BatchStatementPart } from './heartbeat-batch-statement.js';
+import { assertDistinctColumns, baseValuesOf, batchParameters, batchStatementText, bodySlotsFor, type BatchStatementPart } from './heartbeat-batch-statement.js';
 
 export interface HeartbeatInput {
   agentId: string;
@@ -88,6 +88,7 @@ export class HeartbeatWriter {
     private readonly extensions: readonly HeartbeatBatchExtension[] = [],
     options: HeartbeatWriterOptions = {},
   ) {
+    assertDistinctColumns(extensions);
     const count = Math.max(1, options.lanes ?? 1);
     const maxBatch = options.maxBatch ?? 200;
     this.#committed = options.committed;
