@@ -1,9 +1,10 @@
 // Group commit for heartbeats, the hottest path of the product: every request joins the next batch,
-// each batch is one SQL statement (agent rows updated from one row per heartbeat, plus the writes that
-// batch extensions add as data-modifying CTEs, e.g. metric samples; heartbeat-batch-statement.ts), and every request is answered only after
-// its batch committed. One statement is atomic by itself and saves a transaction's two extra round
-// trips. While one batch is being written the next one fills up, so throughput rises with load and a
-// lone heartbeat waits for nobody. A failed batch fails all its requests; nothing unacknowledged is lost.
+// each batch is one SQL statement (heartbeat-batch-statement.ts: agent rows updated from one row per
+// heartbeat, plus the writes that batch extensions add as data-modifying CTEs, e.g. metric samples), and
+// every request is answered only after its batch committed. One statement is atomic by itself and saves
+// a transaction's two extra round trips. While one batch is being written the next one fills up, so
+// throughput rises with load and a lone heartbeat waits for nobody. A failed batch fails all its
+// requests; nothing unacknowledged is lost.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
@@ -128,8 +129,8 @@ export class HeartbeatWriter {
     const extensionRows = await Promise.all(this.extensions.map((e) => e.valuesFor(latest)));
     const rows = latest.map((h, i) => [...baseValuesOf(h), ...extensionRows.flatMap((values) => values[i] ?? [])]);
     const slots = bodySlotsFor(latest.length);
-    const text = this.#texts.get(slots) ?? preparedText(batchStatementText(this.extensions, slots));
-    this.#texts.set(slots, text);
+    let text = this.#texts.get(slots);
+    if (text === undefined) this.#texts.set(slots, (text = preparedText(batchStatementText(this.extensions, slots))));
     const parameters = batchParameters(this.extensions, rows, latest.map((h) => h.raw), slots);
     const { rows: updated } = await this.db.executeQuery<{ ord: number; update_requested: boolean; customer_id: number | null }>(
       CompiledQuery.raw(text, parameters),
