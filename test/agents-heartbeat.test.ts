@@ -230,7 +230,7 @@ describe('group commit', () => {
         columns: [{ name: 'event_type', type: 'text' }],
         valuesFor: async (batch) => {
           seenBatch = batch.map((h) => h.agentId);
-          return batch.map(() => ['no-such-type']);
+          return batch.map(() => ({ event_type: 'no-such-type' }));
         },
         statement: 'insert into agent_events (agent_id, type, created_at) select v.id, v.event_type, now() from v join updated as u on u.ord = v.ord',
       },

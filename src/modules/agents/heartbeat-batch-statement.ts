@@ -47,38 +47,28 @@ const BASE_COLUMNS: readonly BatchColumn[] = [
   { name: 'reboot_required', type: 'boolean' },
 ];
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** A row of `v`: values by column name. */
+export type BatchRow = object;
 
 /**
- * The agent's own text as the database stores it: a lone surrogate (the heartbeat's fields are taken as
- * sent) becomes U+FFFD, as UTF-8 encoding made of it when these went as text parameters; in the JSON
- * parameter PostgreSQL would refuse it and fail the whole batch. NUL is refused by the body's schema.
+ * The base columns' values of one heartbeat. The agent's own text is stored well-formed: a lone
+ * surrogate (the heartbeat's fields are taken as sent) becomes U+FFFD, as the UTF-8 encoding of a text
+ * parameter made of it; in the JSON parameter PostgreSQL would refuse it and fail the whole batch. NUL is
+ * refused by the body's schema.
  */
-function wellFormed(text: string | null): string | null {
-  return text === null ? null : text.replace(LONE_SURROGATE, '\ufffd');
-}
-
-/** The base columns' values of one heartbeat, in BASE_COLUMNS' order. */
-export function baseValuesOf(h: HeartbeatInput): unknown[] {
+export function baseRowOf(h: HeartbeatInput): Record<string, unknown> {
   const f = systemFactsOf(h.parsed);
-  return [
-    h.agentId,
-    h.receivedAt.toISOString(),
-    h.platform,
-    wellFormed(h.hostname),
-    wellFormed(h.agentVersion),
-    h.agentSha256,
-    h.keyHint,
-    h.scope,
-    f.os_name,
-    f.os_version,
-    f.primary_ip,
-    f.uptime_seconds,
-    f.disk_used_percent,
-    f.disk_worst_mount,
-    f.pending_updates,
-    f.reboot_required,
-  ];
+  return {
+    id: h.agentId,
+    received_at: h.receivedAt.toISOString(),
+    platform: h.platform,
+    hostname: h.hostname?.toWellFormed() ?? null,
+    agent_version: h.agentVersion?.toWellFormed() ?? null,
+    agent_sha256: h.agentSha256,
+    key_hint: h.keyHint,
+    scope: h.scope,
+    ...f,
+  };
 }
 
 /** Extensions share the rows `v`: a column name used twice (or a base column's, or `ord`) is a programming error. */
@@ -96,8 +86,8 @@ export function bodySlotsFor(count: number): number {
 }
 
 /**
- * The statement's text for `bodySlots` bodies. Its parameters: the rows' JSON (batchParameters), then the
- * bodies. It returns the accepted heartbeats' `ord` (1-based position in the batch), update flag and customer.
+ * The statement's text for `bodySlots` bodies. Its parameters: the rows' JSON (batchParameters: each
+ * row keyed by column name, `ord` its 1-based position in the batch), then the bodies. It returns the accepted heartbeats' `ord` (1-based position in the batch), update flag and customer.
  */
 export function batchStatementText(parts: readonly BatchStatementPart[], bodySlots: number): string {
   const columns = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns), { name: 'ord', type: 'int' }];
@@ -128,21 +118,7 @@ export function batchStatementText(parts: readonly BatchStatementPart[], bodySlo
   select ord, update_requested, customer_id from updated`;
 }
 
-/**
- * The statement's parameters: the rows as one JSON array (one object per heartbeat, keyed by the column
- * names of `parts`, `ord` its 1-based position), then the bodies padded to `bodySlots`.
- */
-export function batchParameters(
-  parts: readonly BatchStatementPart[],
-  rows: ReadonlyArray<readonly unknown[]>,
-  bodies: readonly string[],
-  bodySlots: number,
-): unknown[] {
-  const names = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns)].map((c) => c.name);
-  const objects = rows.map((row, i) => {
-    const object: Record<string, unknown> = { ord: i + 1 };
-    names.forEach((name, c) => (object[name] = row[c]));
-    return object;
-  });
-  return [JSON.stringify(objects), ...bodies, ...Array<null>(bodySlots - bodies.length).fill(null)];
+/** The statement's parameters: the rows as one JSON array, then the bodies padded to `bodySlots`. */
+export function batchParameters(rows: readonly BatchRow[], bodies: readonly string[], bodySlots: number): unknown[] {
+  return [JSON.stringify(rows), ...bodies, ...Array<null>(bodySlots - bodies.length).fill(null)];
 }

@@ -10,7 +10,7 @@ import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { preparedText } from '../../db/prepared-statements.js';
-import { assertDistinctColumns, baseValuesOf, batchParameters, batchStatementText, bodySlotsFor, type BatchStatementPart } from './heartbeat-batch-statement.js';
+import { assertDistinctColumns, baseRowOf, batchParameters, batchStatementText, bodySlotsFor, type BatchRow, type BatchStatementPart } from './heartbeat-batch-statement.js';
 
 export interface HeartbeatInput {
   agentId: string;
@@ -41,8 +41,8 @@ export interface HeartbeatOutcome {
  * the heartbeats that update accepted: join `v` to the CTE `updated` on `ord`.
  */
 export interface HeartbeatBatchExtension extends BatchStatementPart {
-  /** One row of values per heartbeat, in `columns`' order. */
-  valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<ReadonlyArray<readonly unknown[]>>;
+  /** Each heartbeat's values of `columns`, by column name. */
+  valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<readonly BatchRow[]>;
 }
 
 /** A heartbeat its batch stored, with the agent's customer (for rules scoped to a customer). */
@@ -127,11 +127,11 @@ export class HeartbeatWriter {
     // genuine heartbeat that shares its batch.
     const latest = [...new Map(inputs.map((h) => [batchKey(h), h])).values()];
     const extensionRows = await Promise.all(this.extensions.map((e) => e.valuesFor(latest)));
-    const rows = latest.map((h, i) => [...baseValuesOf(h), ...extensionRows.flatMap((values) => values[i] ?? [])]);
+    const rows = latest.map((h, i) => Object.assign(baseRowOf(h), ...extensionRows.map((values) => values[i]), { ord: i + 1 }));
     const slots = bodySlotsFor(latest.length);
     let text = this.#texts.get(slots);
     if (text === undefined) this.#texts.set(slots, (text = preparedText(batchStatementText(this.extensions, slots))));
-    const parameters = batchParameters(this.extensions, rows, latest.map((h) => h.raw), slots);
+    const parameters = batchParameters(rows, latest.map((h) => h.raw), slots);
     const { rows: updated } = await this.db.executeQuery<{ ord: number; update_requested: boolean; customer_id: number | null }>(
       CompiledQuery.raw(text, parameters),
     );

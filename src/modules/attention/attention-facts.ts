@@ -71,10 +71,7 @@ export class AttentionFactsWriter implements HeartbeatBatchExtension {
     where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates, agent_attention_facts.disks)
       is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates, excluded.disks)`;
 
-  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<unknown[][]> {
-    return heartbeats.map((h) => {
-      const facts = attentionFactsOf(h.parsed);
-      return [facts.updates_available, facts.update_packages, facts.certificates, facts.disks];
-    });
+  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<AttentionFacts[]> {
+    return heartbeats.map((h) => attentionFactsOf(h.parsed));
   }
 }

@@ -19,11 +19,13 @@ export class MetricSampleWriter implements HeartbeatBatchExtension {
   constructor(private readonly layouts: LayoutRegistry) {}
 
   /** A heartbeat without samples gets nulls and no row. */
-  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<Array<[number | null, number[] | null]>> {
+  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<Array<{ metric_layout: number | null; metric_values: number[] | null }>> {
     const samples = heartbeats.map((h) => samplesOf(h.parsed));
     const withSamples = samples.filter((list) => list.length > 0);
     const layoutIds = withSamples.length === 0 ? [] : await this.layouts.idsFor(withSamples);
     let next = 0;
-    return samples.map((list) => (list.length === 0 ? [null, null] : [layoutIds[next++]!, list.map((s) => s.value)]));
+    return samples.map((list) =>
+      list.length === 0 ? { metric_layout: null, metric_values: null } : { metric_layout: layoutIds[next++]!, metric_values: list.map((s) => s.value) },
+    );
   }
 }
