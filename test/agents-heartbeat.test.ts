@@ -146,6 +146,26 @@ describe('POST /agent/heartbeat stores the body byte for byte', () => {
     expect((await getAgent(plain)).json()).toMatchObject({ hostname: 'plain-2' });
   });
 
+  it('stores bytes that are not UTF-8 as U+FFFD, without failing the heartbeats batched with it', async () => {
+    const odd = await register(agentKey, { hostname: 'latin1', platform: 'linux' });
+    const plain = await register(agentKey, { hostname: 'plain-3', platform: 'linux' });
+    // "Müller" in Latin-1 (a lone 0xFC), and a truncated three-byte sequence before the closing quote.
+    const bytes = Buffer.concat([
+      Buffer.from(`{"agent_id":"${odd}","platform":"linux","owner":"M`),
+      Buffer.from([0xfc]),
+      Buffer.from('ller","cut":"'),
+      Buffer.from([0xe6, 0x9d]),
+      Buffer.from('"}'),
+    ]);
+    const [a, b] = await Promise.all([
+      t.app.inject({ method: 'POST', url: '/api/v1/agent/heartbeat', headers: { ...apiKey(agentKey), 'content-type': 'application/json' }, payload: bytes }),
+      heartbeat(`{"agent_id":"${plain}","platform":"linux","n":3}`),
+    ]);
+    expect([a.statusCode, b.statusCode], a.body).toEqual([200, 200]);
+    expect((await getSystem(odd)).body).toBe(`{"agent_id":"${odd}","platform":"linux","owner":"M\ufffdller","cut":"\ufffd"}`);
+    expect((await getSystem(plain)).body).toBe(`{"agent_id":"${plain}","platform":"linux","n":3}`);
+  });
+
   it('accepts a body between 1 MiB and 4 MiB (the heartbeat limit is 4 MiB)', async () => {
     const id = await register(agentKey, { hostname: 'big-one', platform: 'windows' });
     const text = `{"agent_id":"${id}","platform":"windows","pad":"${'x'.repeat(3 * MiB)}"}`;
@@ -228,8 +248,9 @@ describe('group commit', () => {
     const writer = new HeartbeatWriter(t.db.db, [
       {
         columns: [{ name: 'event_type', type: 'text' }],
+        read: (body) => body.agent_id,
         valuesFor: async (batch) => {
-          seenBatch = batch.map((h) => h.agentId);
+          seenBatch = batch.map(String);
           return batch.map(() => ({ event_type: 'no-such-type' }));
         },
         statement: 'insert into agent_events (agent_id, type, created_at) select v.id, v.event_type, now() from v join updated as u on u.ord = v.ord',
@@ -241,7 +262,7 @@ describe('group commit', () => {
       hostname: 'changed',
       agentVersion: null,
       agentSha256: null,
-      raw,
+      raw: Buffer.from(raw),
       parsed: JSON.parse(raw) as Record<string, unknown>,
       keyHint: null,
       scope: null,

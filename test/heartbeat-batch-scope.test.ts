@@ -33,7 +33,7 @@ const heartbeat = (agentId: string, scope: number | null, raw: string): Heartbea
   hostname: null,
   agentVersion: null,
   agentSha256: null,
-  raw,
+  raw: Buffer.from(raw),
   parsed: JSON.parse(raw) as Record<string, unknown>,
   keyHint: null,
   scope: scope === null ? null : [scope],

@@ -46,7 +46,7 @@ describe('the PGlite vacuum behind the heartbeat writer', () => {
         hostname: null,
         agentVersion: null,
         agentSha256: null,
-        raw: last,
+        raw: Buffer.from(last),
         parsed: JSON.parse(last) as Record<string, unknown>,
         keyHint: null,
         scope: null,

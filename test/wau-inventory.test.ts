@@ -64,7 +64,7 @@ describe('an agent heartbeating the same inventory', () => {
 
     // A restarted server has no memory of the hash: it reads it, and still writes nothing.
     const restarted = new SoftwareInventory(t.db.db, clock);
-    expect(await restarted.record({ agentId: id, platform: 'windows', software: LIST, receivedAt: clock.now() })).toBe('unchanged');
+    expect(await restarted.record(restarted.examine({ agentId: id, platform: 'windows', software: LIST, receivedAt: clock.now() }))).toBe('unchanged');
     clock.advance(11 * 60_000); // past the period after which the remembered hash is checked again
     await heartbeat(t.app, key, id, 'windows', LIST);
     expect(await storedRows(id)).toEqual(rows);

@@ -29,7 +29,10 @@ export function sendLongTextAsBytes(pglite: PGlite): void {
   pglite.serializers[TEXT_ARRAY] = (value: unknown) => types.arraySerializer(value, asString, TEXT_ARRAY);
 }
 
-/** `serialize`, except for a long string: its UTF-8 bytes (sent in the binary format). */
+/** `serialize`, except for a long string: its UTF-8 bytes (sent in the binary format); bytes as they are. */
 function longAsBytes(serialize: (value: unknown) => string): (value: unknown) => string {
-  return (value) => (typeof value === 'string' && value.length >= LONG_TEXT_UNITS ? (Buffer.from(value, 'utf8') as unknown as string) : serialize(value));
+  return (value) => {
+    if (value instanceof Uint8Array) return value as unknown as string;
+    return typeof value === 'string' && value.length >= LONG_TEXT_UNITS ? (Buffer.from(value, 'utf8') as unknown as string) : serialize(value);
+  };
 }

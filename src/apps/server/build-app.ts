@@ -243,7 +243,10 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], {
     lanes: deps.db.dialect === 'pglite' ? 1 : 2,
     ...(deps.db.dialect === 'pglite' ? { maxBatch: 500, gatherMs: 5 } : {}),
-    committed: (accepted) => alerting.heartbeatsCommitted(accepted),
+    committed: (accepted) =>
+      alerting.heartbeatsCommitted(
+        accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: heartbeats.readingOf(a.input, sampleWriter) })),
+      ),
     ...(vacuum ? { wrote: (bytes: number) => vacuum.noteWritten(bytes) } : {}),
   });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger, () => alerting.evaluation.afterStatusCheck());

@@ -1,8 +1,10 @@
 // What agents call: /agent/register and /agent/heartbeat. Machine traffic, so not audited. The
 // heartbeat keeps its body as the exact text received (its own JSON parser below) and goes through the
 // group-commit writer; a heartbeat is acknowledged only once it is stored.
+import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
 import { AppError } from '../../platform/errors.js';
 import { scopeOf } from '../auth/caller.js';
@@ -13,6 +15,7 @@ import type { SoftwareInventory } from '../wau/software-inventory.js';
 import type { HeartbeatWriter } from './heartbeat-writer.js';
 
 const tags = ['agent protocol'];
+type HeartbeatBody = z.infer<typeof heartbeatBody>;
 export const HEARTBEAT_BODY_LIMIT = 4 * 1024 * 1024;
 
 /**
@@ -32,8 +35,8 @@ const OVERLOAD_NOTE =
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The heartbeat body as received (only on the heartbeat route). */
-    rawBody: string;
+    /** The heartbeat body as received, in valid UTF-8 (only on the heartbeat route). */
+    rawBody: Buffer | null;
   }
 }
 
@@ -41,7 +44,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
   agents: AgentService;
   heartbeats: HeartbeatWriter;
   updates: UpdateFlags;
-  inventory: Pick<SoftwareInventory, 'record' | 'forget'>;
+  inventory: Pick<SoftwareInventory, 'examine' | 'record' | 'forget'>;
   /** MAX_AGENT_REQUESTS_IN_FLIGHT unless a test says otherwise. */
   maxInFlight?: number;
 }> = async (app, { agents, heartbeats, updates, inventory, maxInFlight = MAX_AGENT_REQUESTS_IN_FLIGHT }) => {
@@ -82,18 +85,53 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
     },
   );
 
-  // The heartbeat gets its own JSON parser, in this plugin's scope only, to keep the exact text.
+  // The heartbeat gets its own JSON parser, in this plugin's scope only, to keep the exact bytes: stored
+  // as a Buffer, outside the JavaScript heap, while the heartbeat waits for its batch. Invalid UTF-8 is
+  // stored as the text it decodes to (U+FFFD for each bad sequence), as when bodies went as strings:
+  // PostgreSQL would refuse the bytes, and with them every heartbeat of the batch.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: HEARTBEAT_BODY_LIMIT }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: HEARTBEAT_BODY_LIMIT }, (request, body, done) => {
+    const bytes = body as Buffer;
+    const text = bytes.toString('utf8');
     try {
-      const parsed: unknown = JSON.parse(body as string);
-      request.rawBody = body as string;
+      const parsed: unknown = JSON.parse(text);
+      request.rawBody = isUtf8(bytes) ? bytes : Buffer.from(text, 'utf8');
       done(null, parsed);
     } catch {
       done(new AppError('INVALID_JSON', 'Request body is not valid JSON'), undefined);
     }
   });
-  app.decorateRequest('rawBody', '');
+  app.decorateRequest('rawBody', null);
+
+  /**
+   * Hands the heartbeat to the writer and reads its software list, synchronously, then lets go of the
+   * parsed body: while the heartbeat waits for its batch, nothing of the body is on the JavaScript heap
+   * for young-generation collections to copy (heartbeat-writer.ts, PendingHeartbeat). A function of its
+   * own so that the body is no variable of the handler, which lives across the wait.
+   */
+  const handOver = (request: FastifyRequest, body: HeartbeatBody) => {
+    const raw = request.rawBody;
+    if (raw === null) throw new AppError('INVALID_JSON', 'Request body is not valid JSON');
+    const caller = callerOf(request);
+    const receivedAt = agents.now();
+    const agent = { id: body.agent_id, platform: body.platform, sha256: body.agent_sha256?.toLowerCase() ?? null };
+    const written = heartbeats.write({
+      agentId: agent.id,
+      platform: agent.platform,
+      hostname: body.hostname ?? null,
+      agentVersion: body.agent_version ?? null,
+      agentSha256: agent.sha256,
+      raw,
+      parsed: body,
+      keyHint: caller.kind === 'api_key' ? caller.keyHint : null,
+      scope: scopeOf(caller),
+      receivedAt,
+    });
+    const software = inventory.examine({ agentId: agent.id, platform: agent.platform, software: body.software, receivedAt });
+    (request as { body: unknown }).body = undefined;
+    request.rawBody = null;
+    return { agent, receivedAt, written, software };
+  };
 
   app.post(
     '/agent/heartbeat',
@@ -120,33 +158,15 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      const body = request.body;
-      const receivedAt = agents.now();
-      const outcome = await heartbeats
-        .write({
-          agentId: body.agent_id,
-          platform: body.platform,
-          hostname: body.hostname ?? null,
-          agentVersion: body.agent_version ?? null,
-          agentSha256: body.agent_sha256?.toLowerCase() ?? null,
-          raw: request.rawBody,
-          parsed: body,
-          keyHint: caller.kind === 'api_key' ? caller.keyHint : null,
-          scope: scopeOf(caller),
-          receivedAt,
-        })
-        .catch((err: unknown) => {
-          // Logged by the error handler, through the cause (bounded while the database is away).
-          throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again', { cause: err });
-        });
+      const { agent, receivedAt, written, software } = handOver(request, request.body);
+      const outcome = await written.catch((err: unknown) => {
+        // Logged by the error handler, through the cause (bounded while the database is away).
+        throw new AppError('SERVICE_UNAVAILABLE', 'The heartbeat could not be stored; send it again', { cause: err });
+      });
       if (!outcome.found) throw new AppError('AGENT_NOT_REGISTERED', 'Agent is not registered; register it first');
       // The heartbeat itself is stored; an inventory that cannot be stored now is sent again next minute.
-      await inventory
-        .record({ agentId: body.agent_id, platform: body.platform, software: body.software, receivedAt })
-        .catch((err: unknown) => request.log.error({ err, agent_id: body.agent_id }, 'could not store the software inventory'));
-      const agent = { id: body.agent_id, platform: body.platform, sha256: body.agent_sha256?.toLowerCase() ?? null, updateRequested: outcome.updateRequested };
-      const offer = await updates.offer(agent, `${request.protocol}://${request.host}`);
+      await inventory.record(software).catch((err: unknown) => request.log.error({ err, agent_id: agent.id }, 'could not store the software inventory'));
+      const offer = await updates.offer({ ...agent, updateRequested: outcome.updateRequested }, `${request.protocol}://${request.host}`);
       return { ok: true as const, status: 'online' as const, server_time: receivedAt.toISOString(), ...offer };
     },
   );

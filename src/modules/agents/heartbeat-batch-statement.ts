@@ -11,9 +11,9 @@
 //
 // Bodies stay one parameter each (a text[] of 30 KB bodies made the driver escape, and PostgreSQL
 // re-parse, one huge array literal); their count is rounded up to a size class, the unused ones null,
-// so a few texts serve every batch size.
-import type { HeartbeatInput } from './heartbeat-writer.js';
-import { systemFactsOf } from './system-facts.js';
+// so a few texts serve every batch size. Each goes as the request's bytes (a Buffer: pg and PGlite send
+// it in the binary format, which for text is its UTF-8, checked by PostgreSQL as text input is).
+import type { PendingHeartbeat } from './heartbeat-writer.js';
 
 /** A column of the batch's rows `v`: one value per heartbeat, converted from JSON to `type` (arrays and jsonb included). */
 export interface BatchColumn {
@@ -56,8 +56,7 @@ export type BatchRow = object;
  * parameter made of it; in the JSON parameter PostgreSQL would refuse it and fail the whole batch. NUL is
  * refused by the body's schema.
  */
-export function baseRowOf(h: HeartbeatInput): Record<string, unknown> {
-  const f = systemFactsOf(h.parsed);
+export function baseRowOf(h: PendingHeartbeat): Record<string, unknown> {
   return {
     id: h.agentId,
     received_at: h.receivedAt.toISOString(),
@@ -67,7 +66,7 @@ export function baseRowOf(h: HeartbeatInput): Record<string, unknown> {
     agent_sha256: h.agentSha256,
     key_hint: h.keyHint,
     scope: h.scope,
-    ...f,
+    ...h.system,
   };
 }
 
@@ -119,6 +118,6 @@ export function batchStatementText(parts: readonly BatchStatementPart[], bodySlo
 }
 
 /** The statement's parameters: the rows as one JSON array, then the bodies padded to `bodySlots`. */
-export function batchParameters(rows: readonly BatchRow[], bodies: readonly string[], bodySlots: number): unknown[] {
+export function batchParameters(rows: readonly BatchRow[], bodies: readonly Buffer[], bodySlots: number): unknown[] {
   return [JSON.stringify(rows), ...bodies, ...Array<null>(bodySlots - bodies.length).fill(null)];
 }

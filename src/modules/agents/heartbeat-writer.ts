@@ -10,6 +10,7 @@ import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { preparedText } from '../../db/prepared-statements.js';
+import { systemFactsOf, type SystemFacts } from './system-facts.js';
 import { assertDistinctColumns, baseRowOf, batchParameters, batchStatementText, bodySlotsFor, type BatchRow, type BatchStatementPart } from './heartbeat-batch-statement.js';
 
 export interface HeartbeatInput {
@@ -18,14 +19,27 @@ export interface HeartbeatInput {
   hostname: string | null;
   agentVersion: string | null;
   agentSha256: string | null;
-  /** The request body exactly as received; stored and served as is. */
-  raw: string;
-  /** The same body, parsed once, for extensions that read values out of it (metrics). */
+  /** The request body exactly as received, in valid UTF-8; stored and served as is. */
+  raw: Buffer;
+  /** The same body, parsed once: read (system facts, extensions) when the heartbeat is handed over, not kept. */
   parsed: Record<string, unknown>;
   /** Hint of the API key that sent it, or null for a signed-in user. */
   keyHint: string | null;
   scope: CustomerScope;
   receivedAt: Date;
+}
+
+/**
+ * A heartbeat waiting for its batch: everything the batch needs of the parsed body was read out when it
+ * was handed over. A parsed body is hundreds to thousands of small objects (a firewall's 34 KB of JSON);
+ * kept until its batch commits, any young-generation collection meanwhile copies it. The body's bytes
+ * are a Buffer, outside the JavaScript heap, for the same reason.
+ */
+export interface PendingHeartbeat extends Omit<HeartbeatInput, 'parsed'> {
+  /** The agent row's columns read from the body (system-facts.ts). */
+  system: SystemFacts;
+  /** What each extension read from the body, in the extensions' order. */
+  readings: readonly unknown[];
 }
 
 export interface HeartbeatOutcome {
@@ -40,14 +54,16 @@ export interface HeartbeatOutcome {
  * of the batch's single statement, so it commits or fails with the agents update. It must write only for
  * the heartbeats that update accepted: join `v` to the CTE `updated` on `ord`.
  */
-export interface HeartbeatBatchExtension extends BatchStatementPart {
-  /** Each heartbeat's values of `columns`, by column name. */
-  valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<readonly BatchRow[]>;
+export interface HeartbeatBatchExtension<Reading = unknown> extends BatchStatementPart {
+  /** What the extension needs of a parsed body, read synchronously when the heartbeat is handed over (keep it small). */
+  read(body: Record<string, unknown>): Reading;
+  /** Each heartbeat's values of `columns`, by column name, from what `read` returned. */
+  valuesFor(readings: readonly Reading[]): Promise<readonly BatchRow[]>;
 }
 
 /** A heartbeat its batch stored, with the agent's customer (for rules scoped to a customer). */
 export interface AcceptedHeartbeat {
-  input: HeartbeatInput;
+  input: PendingHeartbeat;
   customerId: number | null;
 }
 
@@ -78,7 +94,7 @@ export class HeartbeatWriter {
    * separate connections, and since an agent always lands in the same lane, two transactions never wait
    * on each other's rows (no deadlocks).
    */
-  readonly #lanes: GroupCommit<HeartbeatInput, HeartbeatOutcome>[];
+  readonly #lanes: GroupCommit<PendingHeartbeat, HeartbeatOutcome>[];
   readonly #committed: ((accepted: readonly AcceptedHeartbeat[]) => void) | undefined;
   readonly #wrote: ((bytes: number) => void) | undefined;
   /** The statement's text per body size class (heartbeat-batch-statement.ts). */
@@ -95,14 +111,23 @@ export class HeartbeatWriter {
     this.#committed = options.committed;
     this.#wrote = options.wrote;
     const gatherMs = options.gatherMs ?? 0;
-    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: HeartbeatInput[]) => this.#writeLane(inputs), { maxBatch, gatherMs }));
+    this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: PendingHeartbeat[]) => this.#writeLane(inputs), { maxBatch, gatherMs }));
   }
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
-    return this.#lanes[laneOf(input.agentId, this.#lanes.length)]!.submit(input);
+    const { parsed, ...fields } = input;
+    const pending: PendingHeartbeat = { ...fields, system: systemFactsOf(parsed), readings: this.extensions.map((e) => e.read(parsed)) };
+    return this.#lanes[laneOf(input.agentId, this.#lanes.length)]!.submit(pending);
   }
 
-  async #writeLane(inputs: HeartbeatInput[]): Promise<HeartbeatOutcome[]> {
+  /** What `extension` (one of this writer's) read from a heartbeat's body. */
+  readingOf<Reading>(heartbeat: PendingHeartbeat, extension: HeartbeatBatchExtension<Reading>): Reading {
+    const index = this.extensions.indexOf(extension);
+    if (index < 0) throw new Error('not an extension of this heartbeat writer');
+    return heartbeat.readings[index] as Reading;
+  }
+
+  async #writeLane(inputs: PendingHeartbeat[]): Promise<HeartbeatOutcome[]> {
     const { stored, latest } = await this.#writeBatch(inputs);
     if (this.#wrote) this.#wrote(latest.reduce((bytes, h) => bytes + h.raw.length, 0));
     if (this.#committed) {
@@ -120,13 +145,13 @@ export class HeartbeatWriter {
 
   /** One statement for the batch; returns the known agents with their update flag and customer, and the heartbeats written. */
   async #writeBatch(
-    inputs: HeartbeatInput[],
-  ): Promise<{ stored: Map<string, { update_requested: boolean; customer_id: number | null }>; latest: HeartbeatInput[] }> {
+    inputs: PendingHeartbeat[],
+  ): Promise<{ stored: Map<string, { update_requested: boolean; customer_id: number | null }>; latest: PendingHeartbeat[] }> {
     // An agent twice in one batch: its latest heartbeat wins, and both requests get the same answer.
     // Keyed with the sender's scope, so a key of another customer never learns from, or displaces, a
     // genuine heartbeat that shares its batch.
     const latest = [...new Map(inputs.map((h) => [batchKey(h), h])).values()];
-    const extensionRows = await Promise.all(this.extensions.map((e) => e.valuesFor(latest)));
+    const extensionRows = await Promise.all(this.extensions.map((e, index) => e.valuesFor(latest.map((h) => h.readings[index]))));
     const rows = latest.map((h, i) => Object.assign(baseRowOf(h), ...extensionRows.map((values) => values[i]), { ord: i + 1 }));
     const slots = bodySlotsFor(latest.length);
     let text = this.#texts.get(slots);

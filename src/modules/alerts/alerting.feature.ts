@@ -9,9 +9,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { SecretBox } from '../../platform/secret-box.js';
-import type { AcceptedHeartbeat } from '../agents/heartbeat-writer.js';
 import { MaintenanceWindowService } from '../maintenance/maintenance-windows.service.js';
-import { samplesOf } from '../metrics/extract-samples.js';
 import { ChannelService } from '../notifications/channels.service.js';
 import { OutboxDispatcher } from '../notifications/outbox-dispatcher.js';
 import type { SettingsService } from '../settings/settings.service.js';
@@ -20,7 +18,7 @@ import { AlertEngine } from './alert-engine.js';
 import { AlertEvaluation } from './alert-evaluation.js';
 import { AlertService } from './alerts.service.js';
 import { TaskOutcomes } from './task-outcomes.js';
-import { ThresholdEvaluator } from './threshold-evaluator.js';
+import { ThresholdEvaluator, type ObservedHeartbeat } from './threshold-evaluator.js';
 import type { ThresholdSink } from '../cluster/cluster-thresholds.js';
 
 /** Certificates, backups, pending updates and reminders: minutes matter, seconds do not. */
@@ -47,8 +45,8 @@ export interface AlertingFeature {
   thresholds: ThresholdEvaluator;
   taskOutcomes: TaskOutcomes;
   dispatcher: OutboxDispatcher;
-  /** For HeartbeatWriter's `committed`: feeds the threshold evaluator. */
-  heartbeatsCommitted(accepted: readonly AcceptedHeartbeat[]): void;
+  /** For HeartbeatWriter's `committed`: feeds the threshold evaluator the stored heartbeats' samples. */
+  heartbeatsCommitted(observed: readonly ObservedHeartbeat[]): void;
   /** Cluster mode: heartbeats, rule changes and hand resolutions go through `sink` (to the leader's evaluator). */
   routeThresholds(sink: ThresholdSink): void;
   start(): void;
@@ -105,8 +103,7 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
     routeThresholds(route) {
       sink.thresholds = route;
     },
-    heartbeatsCommitted: (accepted) =>
-      sink.thresholds?.observe(accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: samplesOf(a.input.parsed) }))),
+    heartbeatsCommitted: (observed) => sink.thresholds?.observe(observed),
     start() {
       periodic.start();
       dispatcher.start();

@@ -3,7 +3,7 @@
 // only for the heartbeats its agents update accepted. An unchanged row is not rewritten (the usual
 // heartbeat changes nothing here), so the extension costs an index probe per heartbeat. Disks keep their
 // fill level rounded to a whole percent, so a disk filling slowly does not rewrite the row every minute.
-import type { HeartbeatBatchExtension, HeartbeatInput } from '../agents/heartbeat-writer.js';
+import type { HeartbeatBatchExtension } from '../agents/heartbeat-writer.js';
 
 export interface AttentionFacts {
   updates_available: boolean | null;
@@ -52,7 +52,7 @@ function usedPercent(disk: Record<string, unknown>): number | null {
   return null;
 }
 
-export class AttentionFactsWriter implements HeartbeatBatchExtension {
+export class AttentionFactsWriter implements HeartbeatBatchExtension<AttentionFacts> {
   readonly columns = [
     { name: 'updates_available', type: 'boolean' },
     { name: 'update_packages', type: 'int' },
@@ -71,7 +71,11 @@ export class AttentionFactsWriter implements HeartbeatBatchExtension {
     where (agent_attention_facts.updates_available, agent_attention_facts.update_packages, agent_attention_facts.certificates, agent_attention_facts.disks)
       is distinct from (excluded.updates_available, excluded.update_packages, excluded.certificates, excluded.disks)`;
 
-  async valuesFor(heartbeats: readonly HeartbeatInput[]): Promise<AttentionFacts[]> {
-    return heartbeats.map((h) => attentionFactsOf(h.parsed));
+  read(body: Record<string, unknown>): AttentionFacts {
+    return attentionFactsOf(body);
+  }
+
+  async valuesFor(facts: readonly AttentionFacts[]): Promise<readonly AttentionFacts[]> {
+    return facts;
   }
 }

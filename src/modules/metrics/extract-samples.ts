@@ -93,18 +93,3 @@ export function extractSamples(body: Json): ExtractedSample[] {
   }
   return samples;
 }
-
-const extracted = new WeakMap<Json, ExtractedSample[]>();
-
-/**
- * The samples of a parsed heartbeat body, extracted once however many readers ask (the sample writer
- * and the threshold evaluator both read them).
- */
-export function samplesOf(body: Json): ExtractedSample[] {
-  let samples = extracted.get(body);
-  if (!samples) {
-    samples = extractSamples(body);
-    extracted.set(body, samples);
-  }
-  return samples;
-}
