@@ -44,6 +44,24 @@ describe('certificate_expiry', () => {
     await rig.minutes(2);
     expect(await rig.alerts(`rule_id=${ruleId}`)).toHaveLength(1);
   });
+
+  it('reads valid_to in any format JavaScript reads, and names an unnamed certificate by its place', async () => {
+    const agentId = await rig.newAgent('cert-formats', { platform: 'freebsd' });
+    const ruleId = await rig.rule({ name: 'Certificate formats', kind: 'certificate_expiry', agent_id: agentId, params: { days: 14 } });
+    const soon = new Date(rig.clock.now().getTime() + 5 * DAY);
+    await rig.heartbeat(agentId, 10, {
+      certificates: [
+        { name: 'far-iso', valid_to: inDays(30), in_use: true },
+        { name: 'mail.example.net', valid_to: soon.toUTCString(), in_use: true },
+        { name: 'garbled', valid_to: 'not a date', in_use: true },
+        { valid_to: inDays(3), in_use: true },
+        { name: 'date-only', valid_to: inDays(6).slice(0, 10), in_use: true },
+      ],
+    });
+    await rig.minutes(2);
+    const alerts = await rig.awaitAlerts(ruleId, 3);
+    expect(alerts.map((a) => a.label).sort()).toEqual(['certificate 4', 'date-only', 'mail.example.net']);
+  });
 });
 
 describe('backup_age', () => {

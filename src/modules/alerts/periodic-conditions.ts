@@ -41,30 +41,39 @@ const agentOffline: Condition<'agent_offline'> = async (db, rule, now) => {
   });
 };
 
-/** Certificates the agent reports in use that expire within the rule's days (or have expired). */
+/**
+ * Certificates the agent reports in use that expire within the rule's days (or have expired). The
+ * database returns only certificates in use whose `valid_to` may fall within the window: an ISO date
+ * (YYYY-MM-DD…) more than two days after it cannot, whatever its time and offset, so it stays behind (the
+ * whole fleet's certificate lists, parsed into objects every minute, were the largest thing a 10,000-agent
+ * server's young generation had to copy, bench/README.md 2026-11-27). Whether one is in the window is
+ * still decided here, with JavaScript's reading of the date, as the agents' own texts are any format.
+ */
 const certificateExpiry: Condition<'certificate_expiry'> = async (db, rule, now) => {
-  const { rows } = await sql<{ id: string; certificates: unknown }>`
-    select a.id, f.certificates from agents a join agent_attention_facts f on f.agent_id = a.id
-    where jsonb_array_length(f.certificates) > 0 and ${coversAgent(rule)}`.execute(db);
-  const findings: Finding[] = [];
   const windowMs = rule.params.days * DAY;
-  for (const row of rows) {
-    const certs = Array.isArray(row.certificates) ? (row.certificates as Array<Record<string, unknown>>) : [];
-    certs.forEach((cert, i) => {
-      if (cert.in_use !== true || typeof cert.valid_to !== 'string') return;
-      const validTo = new Date(cert.valid_to);
-      if (Number.isNaN(validTo.getTime()) || validTo.getTime() - now.getTime() > windowMs) return;
-      const name = typeof cert.name === 'string' && cert.name.length > 0 ? cert.name.slice(0, 200) : `certificate ${i + 1}`;
-      const daysLeft = (validTo.getTime() - now.getTime()) / DAY;
-      const when = daysLeft < 0 ? `expired on ${utc(validTo)}` : `expires on ${utc(validTo)} (in ${round1(daysLeft)} days)`;
-      findings.push({
-        agentId: row.id,
-        label: name,
-        summary: `Certificate "${name}" in use ${when}; limit ${rule.params.days} days`,
-        value: round1(daysLeft),
-        threshold: rule.params.days,
-        since: new Date(Math.min(now.getTime(), validTo.getTime() - windowMs)),
-      });
+  const latestDay = new Date(now.getTime() + windowMs + 2 * DAY).toISOString().slice(0, 10);
+  const { rows } = await sql<{ id: string; ord: number; name: string | null; valid_to: string }>`
+    select a.id, c.ord::int as ord, case when jsonb_typeof(c.cert->'name') = 'string' then c.cert->>'name' end as name, c.cert->>'valid_to' as valid_to
+    from agents a join agent_attention_facts f on f.agent_id = a.id
+    cross join lateral jsonb_array_elements(f.certificates) with ordinality as c(cert, ord)
+    where c.cert->'in_use' = 'true'::jsonb and jsonb_typeof(c.cert->'valid_to') = 'string'
+      and (c.cert->>'valid_to' !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}' or left(c.cert->>'valid_to', 10) <= ${latestDay})
+      and ${coversAgent(rule)}
+    order by a.id, c.ord`.execute(db);
+  const findings: Finding[] = [];
+  for (const cert of rows) {
+    const validTo = new Date(cert.valid_to);
+    if (Number.isNaN(validTo.getTime()) || validTo.getTime() - now.getTime() > windowMs) continue;
+    const name = cert.name !== null && cert.name.length > 0 ? cert.name.slice(0, 200) : `certificate ${cert.ord}`;
+    const daysLeft = (validTo.getTime() - now.getTime()) / DAY;
+    const when = daysLeft < 0 ? `expired on ${utc(validTo)}` : `expires on ${utc(validTo)} (in ${round1(daysLeft)} days)`;
+    findings.push({
+      agentId: cert.id,
+      label: name,
+      summary: `Certificate "${name}" in use ${when}; limit ${rule.params.days} days`,
+      value: round1(daysLeft),
+      threshold: rule.params.days,
+      since: new Date(Math.min(now.getTime(), validTo.getTime() - windowMs)),
     });
   }
   return findings;
