@@ -1,6 +1,9 @@
 // PGlite has no autovacuum, so the heartbeat writer's vacuum is what keeps the agents table from
 // growing by a whole system text with every heartbeat (pglite-vacuum.ts). The check is on size, not
 // time: with the vacuum, the table holds about one live body and a few dead ones, not all of them.
+// PGlite only, as the vacuum itself: on a PostgreSQL shared with the other test files running at the
+// same time, what VACUUM may remove also depends on their work: the size check failed there twice beside
+// other files (2026-11-27) and passes alone. PostgreSQL's own autovacuum does this job there.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,19 +11,11 @@ import { PgliteVacuum } from '../src/db/pglite-vacuum.js';
 import { createLogger } from '../src/platform/logger.js';
 import { HeartbeatWriter } from '../src/modules/agents/heartbeat-writer.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
+import { testDbKind } from './helpers/db.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
 
 let t: TestApp;
 let agentId: string;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  const token = await adminToken(t);
-  const key = (await createKey(t.app, bearer(token), 'agent')).key;
-  const res = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'fw-vac', platform: 'freebsd' } });
-  agentId = (res.json() as { agent_id: string }).agent_id;
-});
-afterAll(() => t.close());
 
 /** A heartbeat body of about 40 KB that no TOAST compression shrinks (random hex). */
 function body(n: number): string {
@@ -32,7 +27,16 @@ async function agentsBytes(): Promise<number> {
   return Number(rows[0]!.bytes);
 }
 
-describe('the PGlite vacuum behind the heartbeat writer', () => {
+describe.skipIf(testDbKind() !== 'pglite')('the PGlite vacuum behind the heartbeat writer', () => {
+  beforeAll(async () => {
+    t = await buildTestApp();
+    const token = await adminToken(t);
+    const key = (await createKey(t.app, bearer(token), 'agent')).key;
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'fw-vac', platform: 'freebsd' } });
+    agentId = (res.json() as { agent_id: string }).agent_id;
+  });
+  afterAll(() => t.close());
+
   it('keeps replaced system texts from piling up in the agents table', async () => {
     const vacuum = new PgliteVacuum(t.db.db, createLogger({ level: 'silent' }), { tables: ['agents'], everyBytes: 200_000 });
     const writer = new HeartbeatWriter(t.db.db, [], { wrote: (bytes) => vacuum.noteWritten(bytes) });
