@@ -1,5 +1,5 @@
 // What agents call: /agent/register and /agent/heartbeat. Machine traffic, so not audited. The
-// heartbeat keeps its body as the exact text received (its own JSON parser below) and goes through the
+// heartbeat keeps its body as the exact bytes received (its own JSON parser below) and goes through the
 // group-commit writer; a heartbeat is acknowledged only once it is stored.
 import { isUtf8 } from 'node:buffer';
 import type { FastifyReply, FastifyRequest } from 'fastify';
