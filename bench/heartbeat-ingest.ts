@@ -22,7 +22,8 @@
 // BENCH_INGEST_ROUNDS (3 pairs per client count), BENCH_WARMUP_S (4), BENCH_DURATION_S (8),
 // BENCH_BODY_BYTES (30720), BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL
 // (PostgreSQL admin URL, default postgres://postgres@127.0.0.1:5432/postgres; `off` skips), BENCH_FIXTURE
-// (heartbeat JSON, default ../shared/fixtures/heartbeat-freebsd.json).
+// (heartbeat JSON, default ../shared/fixtures/heartbeat-freebsd.json), BENCH_INGEST_SERVER_FLAGS (Node
+// flags for both servers alike, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; none by default).
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
@@ -55,6 +56,8 @@ interface Settings {
   bodyBytes: number;
   backends: Backend[];
   fixture: string;
+  /** Node flags for both servers alike (diagnostics: `--cpu-prof`, `--trace-gc`); none by default. */
+  serverFlags: string[];
 }
 
 async function settingsFrom(env: NodeJS.ProcessEnv): Promise<Settings> {
@@ -71,6 +74,7 @@ async function settingsFrom(env: NodeJS.ProcessEnv): Promise<Settings> {
     bodyBytes: Math.round(positiveNumber(env, 'BENCH_BODY_BYTES', 30 * 1024)),
     backends: await backendsFrom(env),
     fixture: env.BENCH_FIXTURE ?? DEFAULT_FIXTURE,
+    serverFlags: (env.BENCH_INGEST_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean),
   };
 }
 
@@ -86,8 +90,8 @@ type Outcome = { m: Measurement; databaseUsPerHb: number | undefined } | { faile
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
 const f = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits));
 
-async function startServer(kind: ServerKind, backend: Backend, agentIds: string[]): Promise<Running | string> {
-  const rpc = forkRpc(SERVER_FILE);
+async function startServer(kind: ServerKind, backend: Backend, agentIds: string[], serverFlags: string[]): Promise<Running | string> {
+  const rpc = forkRpc(SERVER_FILE, serverFlags);
   try {
     const params: StartParams = kind === 'bare' ? { kind, backend } : { kind, backend, agentIds, logLevel: 'info' };
     return { rpc, started: await rpc.call<StartedServer>('start', params) };
@@ -208,7 +212,7 @@ function failedStart(backend: Backend, s: Settings, why: string): BenchRow[] {
 async function runBackend(backend: Backend, s: Settings): Promise<BenchRow[]> {
   const agentIds = Array.from({ length: s.agents }, () => randomBytes(16).toString('hex'));
   log(`${backend}: starting the bare stand-in and the real server (registering ${s.agents} agents)`);
-  const [bare, real] = await Promise.all([startServer('bare', backend, agentIds), startServer('rmm', backend, agentIds)]);
+  const [bare, real] = await Promise.all([startServer('bare', backend, agentIds, s.serverFlags), startServer('rmm', backend, agentIds, s.serverFlags)]);
   try {
     if (typeof bare === 'string' || typeof real === 'string') {
       const why = [typeof bare === 'string' ? `the bare stand-in failed to start: ${bare}` : '', typeof real === 'string' ? `the real server failed to start: ${real}` : ''].filter(Boolean).join('; ');
@@ -228,7 +232,8 @@ async function runBackend(backend: Backend, s: Settings): Promise<BenchRow[]> {
     }
     const stored = await real.rpc.call<number>('storedSamples').then((n) => `Metric samples stored: ${n}.`, (err: unknown) => `Stored samples unknown: ${message(err)}.`);
     log(`${backend}: ${stored}`);
-    return s.concurrency.flatMap((clients) => rowsOf(backend, clients, pairs.get(clients)!, stored));
+    const flags = s.serverFlags.length ? ` (both servers: ${s.serverFlags.join(' ')})` : '';
+    return s.concurrency.flatMap((clients) => rowsOf(backend, clients, pairs.get(clients)!, stored)).map((row) => ({ ...row, setting: row.setting + flags }));
   } finally {
     for (const side of [bare, real]) if (typeof side !== 'string') await side.rpc.close();
   }
