@@ -86,7 +86,8 @@ export function bodySlotsFor(count: number): number {
 
 /**
  * The statement's text for `bodySlots` bodies. Its parameters: the rows' JSON (batchParameters: each
- * row keyed by column name, `ord` its 1-based position in the batch), then the bodies. It returns the accepted heartbeats' `ord` (1-based position in the batch), update flag and customer.
+ * row keyed by column name, `ord` its 1-based position in the batch), then the bodies. It returns the
+ * accepted heartbeats' `ord`, update flag and customer.
  */
 export function batchStatementText(parts: readonly BatchStatementPart[], bodySlots: number): string {
   const columns = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns), { name: 'ord', type: 'int' }];
