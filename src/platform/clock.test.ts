@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './clock.js';
+import { FakeClock, systemClock } from './clock.js';
 
 describe('FakeClock', () => {
   it('only moves when advanced', async () => {
@@ -33,5 +33,29 @@ describe('FakeClock', () => {
     controller.abort(new Error('stopped'));
     await expect(sleeping).rejects.toThrow('stopped');
     expect(clock.pendingSleepers).toBe(0);
+  });
+
+  it('fires a timer when due and never once it is cancelled', async () => {
+    const clock = new FakeClock();
+    const fired: string[] = [];
+    clock.timer(1_000, () => fired.push('kept'));
+    const cancel = clock.timer(500, () => fired.push('cancelled'));
+    expect(clock.pendingSleepers).toBe(2);
+    cancel();
+    await clock.advance(999);
+    expect(fired).toEqual([]);
+    await clock.advance(1);
+    expect(fired).toEqual(['kept']);
+    expect(clock.pendingSleepers).toBe(0);
+  });
+});
+
+describe('systemClock.timer', () => {
+  it('fires after its time unless cancelled', async () => {
+    const fired: string[] = [];
+    systemClock.timer(5, () => fired.push('kept'));
+    systemClock.timer(5, () => fired.push('cancelled'))();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(fired).toEqual(['kept']);
   });
 });

@@ -6,12 +6,22 @@ export interface Clock {
   now(): Date;
   /** Resolves after `ms`; rejects with the signal's reason when aborted first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Calls `fire` after `ms` unless the returned function cancels it first. For timeouts that are
+   * usually cancelled (a command's answer): cancelling a `sleep` through its signal builds an AbortError
+   * with a stack each time, which cost every command about 0.2 ms of CPU.
+   */
+  timer(ms: number, fire: () => void): () => void;
 }
 
 export const systemClock: Clock = {
   now: () => new Date(),
   sleep: async (ms, signal) => {
     await delay(ms, undefined, { signal });
+  },
+  timer: (ms, fire) => {
+    const handle = setTimeout(fire, ms);
+    return () => clearTimeout(handle);
   },
 };
 
@@ -52,7 +62,15 @@ export class FakeClock implements Clock {
     });
   }
 
-  /** Number of callers currently waiting in sleep(). */
+  timer(ms: number, fire: () => void): () => void {
+    const sleeper: Sleeper = { wakeAt: this.#now + Math.max(0, ms), resolve: fire };
+    this.#sleepers.push(sleeper);
+    return () => {
+      this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+    };
+  }
+
+  /** Number of callers currently waiting in sleep() or on a timer(). */
   get pendingSleepers(): number {
     return this.#sleepers.length;
   }

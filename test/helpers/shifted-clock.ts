@@ -13,4 +13,8 @@ export class ShiftedClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return systemClock.sleep(ms, signal);
   }
+
+  timer(ms: number, fire: () => void): () => void {
+    return systemClock.timer(ms, fire);
+  }
 }

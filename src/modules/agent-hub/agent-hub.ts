@@ -73,7 +73,8 @@ interface LiveAgent {
 interface Pending {
   live: LiveAgent;
   command: AgentCommand;
-  timer: AbortController;
+  /** Cancels the timeout. */
+  cancelTimer(): void;
   resolve(data: unknown): void;
   reject(err: AppError): void;
 }
@@ -246,12 +247,10 @@ export class AgentHub implements AgentCommander, AgentConnections {
     }
     const id = randomUUID();
     return new Promise((resolve, reject) => {
-      const timer = new AbortController();
-      this.#pending.set(id, { live, command, timer, resolve, reject });
-      this.clock.sleep(timeoutMs, timer.signal).then(
-        () => this.#settle(id, new AppError('AGENT_TIMEOUT', `The agent did not answer ${command} within ${Math.round(timeoutMs / 1000)} s`)),
-        () => undefined, // settled otherwise; the timer was cancelled
+      const cancelTimer = this.clock.timer(timeoutMs, () =>
+        this.#settle(id, new AppError('AGENT_TIMEOUT', `The agent did not answer ${command} within ${Math.round(timeoutMs / 1000)} s`)),
       );
+      this.#pending.set(id, { live, command, cancelTimer, resolve, reject });
       live.socket.send(JSON.stringify({ type: 'command', id, command, params }), (err) => {
         live.drain.sent();
         if (err) this.#settle(id, new AppError('AGENT_DISCONNECTED', 'The agent disconnected before the command was sent'));
@@ -317,7 +316,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     const pending = this.#pending.get(id);
     if (!pending) return;
     this.#pending.delete(id);
-    pending.timer.abort();
+    pending.cancelTimer();
     if (outcome instanceof AppError) pending.reject(outcome);
     else pending.resolve(outcome);
   }
