@@ -3,7 +3,8 @@
 // caller put in the path; an id that names nothing reads as the kind and the id ("agent abc"). Each
 // name comes with the customer the object belongs to, if any, so that callers limited to customers see
 // the entries about theirs (issue 35).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { compiledOnce } from '../../db/compiled-once.js';
 import type { Database } from '../../db/schema.js';
 import { bounded, KIND_LABEL, type TargetKind, type TargetRef } from './audit-targets.js';
 
@@ -29,16 +30,20 @@ function byNumber<T extends { id: number; customer_id?: number | null }>(
   };
 }
 
+// Every command to an agent names it in its audit entry: one text for any number of ids (compiled-once.ts).
+const agentNamesStatement = compiledOnce<Database, { ids: string[] }, { id: string; name: string; customer_id: number | null; customer: string | null }>((db, slot) =>
+  db
+    .selectFrom('agents as a')
+    .leftJoin('customers as c', 'c.id', 'a.customer_id')
+    .select(['a.id', 'a.name', 'a.customer_id', 'c.name as customer'])
+    .where('a.id', '=', sql<string>`any(${slot('ids')}::text[])`),
+);
+
 const NAMERS: Partial<Record<TargetKind, Namer>> = {
   agent: async (db, ids) => {
     ids = ids.filter((id) => id === bounded(id));
     if (ids.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('agents as a')
-      .leftJoin('customers as c', 'c.id', 'a.customer_id')
-      .select(['a.id', 'a.name', 'a.customer_id', 'c.name as customer'])
-      .where('a.id', 'in', ids)
-      .execute();
+    const { rows } = await agentNamesStatement(db, { ids });
     return new Map(rows.map((r) => [r.id, { label: r.customer ? `agent ${r.name} (${r.customer})` : `agent ${r.name}`, customerId: r.customer_id }]));
   },
   customer: byNumber(

@@ -1,5 +1,6 @@
 // All SQL of the audit log.
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import { compiledOnce } from '../../db/compiled-once.js';
 import { keysetPage, newestFirst, toPage } from '../../db/keyset.js';
 import type { AuditLogTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
@@ -21,8 +22,19 @@ export interface AuditFilter {
 
 const NEWEST_FIRST = newestFirst('time', 'id');
 
+const COLUMNS = ['time', 'actor_type', 'actor', 'action', 'method', 'path', 'status_code', 'ip', 'target', 'customer_id'] as const;
+
+// Every write request adds an entry: one statement text for any number of them (compiled-once.ts), the
+// entries as one JSON parameter read back in the table's own row type (a column left out reads as null).
+const insertStatement = compiledOnce<Database, { entries: string }>((db, slot) =>
+  db
+    .insertInto('audit_log')
+    .columns([...COLUMNS])
+    .expression((eb) => eb.selectFrom(sql<AuditLogTable>`json_populate_recordset(null::audit_log, ${slot('entries')}::json)`.as('e')).select([...COLUMNS])),
+);
+
 export async function insertAuditEntries(db: Kysely<Database>, entries: ReadonlyArray<Insertable<AuditLogTable>>): Promise<void> {
-  if (entries.length > 0) await db.insertInto('audit_log').values([...entries]).execute();
+  if (entries.length > 0) await insertStatement(db, { entries: JSON.stringify(entries, [...COLUMNS]) });
 }
 
 export async function listAuditEntries(db: Kysely<Database>, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntryRow>> {

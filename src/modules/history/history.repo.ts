@@ -1,5 +1,6 @@
 // All SQL of the command history: a row is written when an exec starts and completed when it ends.
 import type { Kysely, Selectable } from 'kysely';
+import { compiledOnce } from '../../db/compiled-once.js';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { CommandHistoryTable, Database } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
@@ -70,18 +71,50 @@ export function findHistory(db: Db, id: number): Promise<(HistoryRowWithOutput &
     .executeTakeFirst();
 }
 
-export async function insertStarted(
-  db: Db,
-  row: Pick<CommandHistoryTable, 'agent_id' | 'source' | 'actor_type' | 'actor' | 'script_id' | 'script_name' | 'command' | 'timeout_s'> & { started_at: Date },
-): Promise<number> {
-  const { id } = await db.insertInto('command_history').values(row).returning('id').executeTakeFirstOrThrow();
-  return Number(id);
+type StartedRow = Pick<CommandHistoryTable, 'agent_id' | 'source' | 'actor_type' | 'actor' | 'script_id' | 'script_name' | 'command' | 'timeout_s'> & {
+  started_at: Date;
+};
+
+// Every exec writes these two (compiled-once.ts: built once, prepared on PostgreSQL).
+const insertStartedStatement = compiledOnce<Database, StartedRow, { id: number }>((db, slot) =>
+  db
+    .insertInto('command_history')
+    .values({
+      agent_id: slot('agent_id'),
+      source: slot('source'),
+      actor_type: slot('actor_type'),
+      actor: slot('actor'),
+      script_id: slot('script_id'),
+      script_name: slot('script_name'),
+      command: slot('command'),
+      timeout_s: slot('timeout_s'),
+      started_at: slot('started_at'),
+    })
+    .returning('id'),
+);
+
+type Outcome = { finished_at: Date; exit_code: number | null; error: string | null; output: Buffer | null; output_bytes: number; output_truncated: boolean; output_preview: string };
+
+const finishStatement = compiledOnce<Database, Outcome & { id: number }>((db, slot) =>
+  db
+    .updateTable('command_history')
+    .set({
+      finished_at: slot('finished_at'),
+      exit_code: slot('exit_code'),
+      error: slot('error'),
+      output: slot('output'),
+      output_bytes: slot('output_bytes'),
+      output_truncated: slot('output_truncated'),
+      output_preview: slot('output_preview'),
+    })
+    .where('id', '=', slot('id')),
+);
+
+export async function insertStarted(db: Db, row: StartedRow): Promise<number> {
+  const { rows } = await insertStartedStatement(db, row);
+  return Number(rows[0]!.id);
 }
 
-export async function finish(
-  db: Db,
-  id: number,
-  outcome: { finished_at: Date; exit_code: number | null; error: string | null; output: Buffer | null; output_bytes: number; output_truncated: boolean; output_preview: string },
-): Promise<void> {
-  await db.updateTable('command_history').set(outcome).where('id', '=', id).execute();
+export async function finish(db: Db, id: number, outcome: Outcome): Promise<void> {
+  await finishStatement(db, { ...outcome, id });
 }
