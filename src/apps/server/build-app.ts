@@ -7,7 +7,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../../config/env.js';
 import type { DbHandle } from '../../db/create-db.js';
-import { PgliteVacuum } from '../../db/pglite-vacuum.js';
+import { PgliteUpkeep } from '../../db/pglite-upkeep.js';
 import { AgentTrafficLogController } from '../../http/agent-traffic-log.js';
 import { auditRecorderPlugin } from '../../http/audit-recorder.js';
 import { authPlugin, registerJwt } from '../../http/auth.js';
@@ -234,8 +234,9 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // 1.1 ms in batches of 64). Waiting a few ms lets the event loop read the requests that queued up
   // meanwhile, and up to 500 of them go together (501 parameters: one JSON for the rows, one per body).
   const sampleWriter = new MetricSampleWriter(new LayoutRegistry(deps.db.db));
-  // PGlite has no autovacuum: without this, every heartbeat's replaced system text stays as dead rows.
-  const vacuum = deps.db.dialect === 'pglite' ? new PgliteVacuum(deps.db.db, deps.logger, { tables: ['agents'] }) : undefined;
+  // PGlite has no autovacuum and no checkpointer: without this, every heartbeat's replaced system text
+  // stays as dead rows, and all the WAL written since the start stays on disk.
+  const upkeep = deps.db.dialect === 'pglite' ? new PgliteUpkeep(deps.db.db, deps.logger, { tables: ['agents'] }) : undefined;
   // PostgreSQL: two lanes. Each batch statement has a fixed cost (parse, plan, commit; the extensions'
   // CTEs grew it) that more lanes spread over fewer heartbeats: with four, PostgreSQL spent 351–407 µs of
   // CPU per heartbeat at 32 clients, with two 242–278 and ingest rose from 0.31–0.37 of bare to 0.42–0.44
@@ -247,7 +248,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       alerting.heartbeatsCommitted(
         accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: heartbeats.readingOf(a.input, sampleWriter) })),
       ),
-    ...(vacuum ? { wrote: (bytes: number) => vacuum.noteWritten(bytes) } : {}),
+    ...(upkeep ? { wrote: (bytes: number) => upkeep.noteWritten(bytes) } : {}),
   });
   const monitor = new StatusMonitor(deps.db.db, clock, deps.config.monitorIntervalSeconds * 1000, deps.logger, () => alerting.evaluation.afterStatusCheck());
   const metricsMaintenance = new MetricsMaintenance(deps.db.db, clock, deps.logger, {

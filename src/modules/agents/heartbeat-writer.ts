@@ -84,7 +84,7 @@ export interface HeartbeatWriterOptions {
    * before the requests are answered, so it must only queue its work, and it must not throw.
    */
   committed?: (accepted: readonly AcceptedHeartbeat[]) => void;
-  /** Told how many bytes of system text each committed batch wrote (PGlite's vacuum, pglite-vacuum.ts). */
+  /** Told how many bytes of system text each committed batch wrote (PGlite's vacuum and checkpoints, pglite-upkeep.ts). */
   wrote?: (bytes: number) => void;
 }
 

@@ -1,13 +1,15 @@
 // PGlite has no autovacuum, so the heartbeat writer's vacuum is what keeps the agents table from
-// growing by a whole system text with every heartbeat (pglite-vacuum.ts). The check is on size, not
+// growing by a whole system text with every heartbeat (pglite-upkeep.ts). The check is on size, not
 // time: with the vacuum, the table holds about one live body and a few dead ones, not all of them.
+// Nor has it a checkpointer: the upkeep's checkpoints are what let PostgreSQL drop old WAL segments,
+// seen here as the WAL since the last checkpoint staying near the threshold while much more is written.
 // PGlite only, as the vacuum itself: on a PostgreSQL shared with the other test files running at the
 // same time, what VACUUM may remove also depends on their work: the size check failed there twice beside
 // other files (2026-11-27) and passes alone. PostgreSQL's own autovacuum does this job there.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgliteVacuum } from '../src/db/pglite-vacuum.js';
+import { PgliteUpkeep } from '../src/db/pglite-upkeep.js';
 import { createLogger } from '../src/platform/logger.js';
 import { HeartbeatWriter } from '../src/modules/agents/heartbeat-writer.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
@@ -27,7 +29,17 @@ async function agentsBytes(): Promise<number> {
   return Number(rows[0]!.bytes);
 }
 
-describe.skipIf(testDbKind() !== 'pglite')('the PGlite vacuum behind the heartbeat writer', () => {
+async function walPosition(): Promise<number> {
+  const { rows } = await sql<{ lsn: number }>`select (pg_current_wal_lsn() - '0/0'::pg_lsn)::int8 as lsn`.execute(t.db.db);
+  return Number(rows[0]!.lsn);
+}
+
+async function walSinceCheckpoint(): Promise<number> {
+  const { rows } = await sql<{ behind: number }>`select (pg_current_wal_lsn() - redo_lsn)::int8 as behind from pg_control_checkpoint()`.execute(t.db.db);
+  return Number(rows[0]!.behind);
+}
+
+describe.skipIf(testDbKind() !== 'pglite')('the PGlite vacuum and checkpoints behind the heartbeat writer', () => {
   beforeAll(async () => {
     t = await buildTestApp();
     const token = await adminToken(t);
@@ -37,8 +49,9 @@ describe.skipIf(testDbKind() !== 'pglite')('the PGlite vacuum behind the heartbe
   });
   afterAll(() => t.close());
 
-  it('keeps replaced system texts from piling up in the agents table', async () => {
-    const vacuum = new PgliteVacuum(t.db.db, createLogger({ level: 'silent' }), { tables: ['agents'], everyBytes: 200_000 });
+  it('keeps replaced system texts from piling up in the agents table, and the WAL from piling up on disk', async () => {
+    const vacuum = new PgliteUpkeep(t.db.db, createLogger({ level: 'silent' }), { tables: ['agents'], everyBytes: 200_000, checkpointEveryWalBytes: 1_000_000 });
+    const walFrom = await walPosition();
     const writer = new HeartbeatWriter(t.db.db, [], { wrote: (bytes) => vacuum.noteWritten(bytes) });
     const before = await agentsBytes();
     let last = '';
@@ -63,5 +76,9 @@ describe.skipIf(testDbKind() !== 'pglite')('the PGlite vacuum behind the heartbe
     expect((await agentsBytes()) - before).toBeLessThan(1_000_000);
     const row = await t.db.db.selectFrom('agents').select('system').where('id', '=', agentId).executeTakeFirstOrThrow();
     expect(row.system).toBe(last);
+    // 2.4 MB of bodies wrote more WAL than that; checkpoints every 1 MB leave at most about one vacuum's
+    // worth (200 KB of bodies) more than that behind the last one.
+    expect((await walPosition()) - walFrom).toBeGreaterThan(2_400_000);
+    expect(await walSinceCheckpoint()).toBeLessThan(1_600_000);
   });
 });
