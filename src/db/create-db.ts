@@ -3,13 +3,14 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect, type LogEvent } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { LogThrottle } from '../platform/log-throttle.js';
 import type { Logger } from '../platform/logger.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { failureSummary } from './db-errors.js';
 import { sendLongTextAsBytes } from './pglite-text-params.js';
+import { FairPGliteDialect } from './pglite-fair-dialect.js';
 import { preparingRegisteredTexts } from './prepared-statements.js';
 import { withTimeSlices } from './pglite-time-slices.js';
 import { pgliteArtifacts } from './pglite-artifacts.js';
@@ -99,7 +100,7 @@ export async function openPglite<DB = Database>(options: { dataDir?: string; loa
 export function wrapPglite<DB = Database>(pglite: PGlite, location: string): DbHandle<DB> {
   sendLongTextAsBytes(pglite);
   const errors = countingErrors();
-  const db = new Kysely<DB>({ dialect: new PGliteDialect({ pglite: withTimeSlices(pglite) }), log: errors.log });
+  const db = new Kysely<DB>({ dialect: new FairPGliteDialect({ pglite: withTimeSlices(pglite) }), log: errors.log });
   return { db, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, close: once(() => db.destroy()) };
 }
 
