@@ -3,6 +3,8 @@
 // stops right after answering a change still writes its entry before the database closes. (Only on
 // PostgreSQL can this fail: PGlite's one connection runs the check after the queued writes anyway.)
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { AuditService } from '../src/modules/audit/audit.service.js';
+import { systemClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, createCustomer } from './helpers/identity.js';
 
@@ -19,4 +21,18 @@ it('writes the audit entries of answered changes before the app has closed', asy
   await t.app.close(); // the database stays open: only the app's own shutdown may finish the writes
   const rows = await t.db.db.selectFrom('audit_log').select('path').where('action', '=', 'customer.create').execute();
   expect(rows).toHaveLength(20);
+});
+
+it('stores an entry with a lone surrogate in its text as U+FFFD, and the entries written with it', async () => {
+  const audit = new AuditService(t.db.db, systemClock);
+  const entry = { actor_type: 'user' as const, method: 'POST', status_code: 200, ip: '127.0.0.1' };
+  await Promise.all([
+    audit.record({ ...entry, actor: 'odd\ud800one', action: 'odd.entry', path: '/api/v1/odd\udc00' }),
+    audit.record({ ...entry, actor: 'plain', action: 'plain.entry', path: '/api/v1/plain' }),
+  ]);
+  const rows = await t.db.db.selectFrom('audit_log').select(['actor', 'path']).where('action', 'in', ['odd.entry', 'plain.entry']).orderBy('action').execute();
+  expect(rows).toEqual([
+    { actor: 'odd\ufffdone', path: '/api/v1/odd\ufffd' },
+    { actor: 'plain', path: '/api/v1/plain' },
+  ]);
 });

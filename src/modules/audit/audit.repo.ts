@@ -26,6 +26,8 @@ const COLUMNS = ['time', 'actor_type', 'actor', 'action', 'method', 'path', 'sta
 
 // Every write request adds an entry: one statement text for any number of them (compiled-once.ts), the
 // entries as one JSON parameter read back in the table's own row type (a column left out reads as null).
+// Strings go in well-formed: PostgreSQL's JSON input refuses an escaped lone surrogate, which would fail
+// the whole batch, where a text parameter's UTF-8 encoding made it U+FFFD.
 const insertStatement = compiledOnce<Database, { entries: string }>((db, slot) =>
   db
     .insertInto('audit_log')
@@ -34,7 +36,9 @@ const insertStatement = compiledOnce<Database, { entries: string }>((db, slot) =
 );
 
 export async function insertAuditEntries(db: Kysely<Database>, entries: ReadonlyArray<Insertable<AuditLogTable>>): Promise<void> {
-  if (entries.length > 0) await insertStatement(db, { entries: JSON.stringify(entries, [...COLUMNS]) });
+  if (entries.length === 0) return;
+  const rows = entries.map((e) => Object.fromEntries(COLUMNS.map((c) => [c, typeof e[c] === 'string' ? e[c].toWellFormed() : e[c]])));
+  await insertStatement(db, { entries: JSON.stringify(rows) });
 }
 
 export async function listAuditEntries(db: Kysely<Database>, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntryRow>> {
