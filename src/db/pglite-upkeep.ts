@@ -29,7 +29,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from '../platform/logger.js';
 import type { Database } from './schema.js';
 
-export interface PgliteVacuumOptions {
+export interface PgliteUpkeepOptions {
   /** Tables to vacuum (their TOAST relations are included). */
   tables: readonly string[];
   /** WAL since the last checkpoint that calls for the next one (CHECKPOINT_EVERY_WAL_BYTES). */
@@ -56,13 +56,13 @@ export class PgliteUpkeep {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly logger: Logger,
-    private readonly options: PgliteVacuumOptions,
+    private readonly options: PgliteUpkeepOptions,
   ) {
     this.#everyBytes = options.everyBytes ?? 16 * 1024 * 1024;
     this.#checkpointEveryWalBytes = options.checkpointEveryWalBytes ?? CHECKPOINT_EVERY_WAL_BYTES;
   }
 
-  /** Counts what was written; starts a vacuum, and a checkpoint when due (not awaited: it queues behind the statements in flight) when due. */
+  /** Counts what was written; when due, starts a vacuum and then a checkpoint if one is due too (not awaited: they queue behind the statements in flight). */
   noteWritten(bytes: number): void {
     this.#written += bytes;
     if (this.#running || this.#written < this.#everyBytes) return;
