@@ -74,10 +74,10 @@ async function heartbeat(agentId: string, cpu = 10): Promise<void> {
  */
 async function minutes(n: number): Promise<void> {
   for (let i = 0; i < n * 6; i++) {
-    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
     await clock.advance(MIN / 6);
   }
-  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
 }
 
 async function rule(body: object): Promise<number> {

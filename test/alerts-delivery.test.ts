@@ -44,10 +44,10 @@ afterAll(async () => {
 /** Moves time in 10-second steps, each once every background loop is asleep again. */
 async function minutes(n: number): Promise<void> {
   for (let i = 0; i < n * 6; i++) {
-    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
     await clock.advance(MIN / 6);
   }
-  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
 }
 
 const subjects = () => smtp.mails.map((m) => m.mail.subject ?? '');

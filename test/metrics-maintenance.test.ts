@@ -174,17 +174,17 @@ describe('the running server', () => {
       await server.ready();
       // Started: the first pass runs at once, then every loop sleeps.
       await vi.waitFor(async () => expect((await stored(s, agent.id)).hourSamples).toBeGreaterThan(0));
-      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
       await expectKept(s, agent, FIRST_CUTOFF, FIRST_COMPACT_BEFORE);
 
       await clock.advance(HOUR - 60_000); // not yet an hour: the maintenance did not wake, nothing changed
       // (The task scheduler wakes every minute on the way; wait until it sleeps again.)
-      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
       await expectKept(s, agent, FIRST_CUTOFF, FIRST_COMPACT_BEFORE);
 
       await clock.advance(60_000);
       await vi.waitFor(async () => expect((await stored(s, agent.id)).points[0]).toBeGreaterThanOrEqual(FIRST_COMPACT_BEFORE + HOUR));
-      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+      await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
       await expectKept(s, agent, Date.parse('2026-05-02T13:00:00Z'), FIRST_COMPACT_BEFORE + HOUR);
     } finally {
       await server.close();

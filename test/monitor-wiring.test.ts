@@ -16,7 +16,7 @@ afterAll(() => t.close());
 
 /** One monitor interval: wait until the monitor sleeps again (its last check may still be writing), then move time. */
 async function interval(): Promise<void> {
-  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+  await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
   await clock.advance(30_000);
 }
 
@@ -40,7 +40,7 @@ describe('the status monitor of a running server', () => {
     await vi.waitFor(async () => expect((await eventsOf(id)).map((e) => e.type)).toEqual(['stale', 'online']));
 
     // Closing the app ends the monitor (and the maintenance): nothing waits on the clock any more.
-    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS));
+    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(BACKGROUND_LOOPS), { timeout: 10_000 });
     await t.app.close();
     expect(clock.pendingSleepers).toBe(0);
   });
