@@ -2,6 +2,8 @@
 // commit is not awaited per request). This file holds the other half of that bargain: a server that
 // stops right after answering a change still writes its entry before the database closes. (Only on
 // PostgreSQL can this fail: PGlite's one connection runs the check after the queued writes anyway.)
+// It also holds the batch write's one hazard: entries go to the database as one JSON parameter, which
+// PostgreSQL refuses for a lone surrogate, so such text must not fail the entries written with it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AuditService } from '../src/modules/audit/audit.service.js';
 import { systemClock } from '../src/platform/clock.js';

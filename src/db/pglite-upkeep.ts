@@ -1,9 +1,8 @@
 // PGlite runs no autovacuum and no checkpointer: it is one PostgreSQL process without background
 // workers. This does both jobs, driven by what heartbeats write.
 //
-// Vacuum. Every heartbeat
-// replaces its agent's ~30 KB system text, and the replaced value stays behind in the agents table's
-// TOAST relation as dead rows until a VACUUM. Measured 2026-11-26 (500 agents, in memory): 97 MB after
+// Vacuum. Every heartbeat replaces its agent's ~30 KB system text, and the replaced value stays behind
+// in the agents table's TOAST relation as dead rows until a VACUUM. Measured 2026-11-26 (500 agents, in memory): 97 MB after
 // 3,100 heartbeats, about 31 KB per heartbeat for ever (300 MB a minute at 10,000 agents), and growing
 // files cost CPU too: the in-memory file system copies a file whole each time it outgrows its buffer
 // (16 % of the process's CPU under heartbeat load). This vacuums the tables heartbeats rewrite once
