@@ -29,3 +29,40 @@ describe('GroupCommit gathering', () => {
     expect(batches[0]).toEqual(['a', 'b']);
   });
 });
+
+describe('GroupCommit flush', () => {
+  it('writes what is gathering at once and waits for it', async () => {
+    const batches: string[][] = [];
+    const pipeline = new GroupCommit<string, void>(
+      async (items) => {
+        batches.push([...items]);
+        return [];
+      },
+      { gatherMs: 60_000 },
+    );
+    void pipeline.submit('a');
+    void pipeline.submit('b');
+    await pipeline.flush();
+    expect(batches).toEqual([['a', 'b']]);
+  });
+
+  it('also waits for the items submitted while a batch was written, without gathering for them', async () => {
+    const batches: string[][] = [];
+    let release: () => void = () => undefined;
+    const pipeline = new GroupCommit<string, void>(
+      async (items) => {
+        batches.push([...items]);
+        if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return [];
+      },
+      { gatherMs: 60_000 },
+    );
+    void pipeline.submit('a');
+    const flushed = pipeline.flush();
+    await turn();
+    void pipeline.submit('b'); // during the first write
+    release();
+    await flushed;
+    expect(batches).toEqual([['a'], ['b']]);
+  });
+});

@@ -2,8 +2,10 @@
 // during one batch's round trip become the next batch. A lone item waits for nobody (unless
 // `gatherMs` says so); under load many items share one statement (one database round trip instead of
 // one each), so throughput rises with load instead of queueing on the connection pool. Used for
-// heartbeats, connection events and the agent lookups of socket upgrades.
-import { setTimeout as sleep } from 'node:timers/promises';
+// heartbeats, connection events and the agent lookups of socket upgrades, and, with `flush`, for records
+// written behind the answers that made them (the audit log, the command history): reads of those and
+// shutdown flush, so nobody reads a log without the entries already made, and a stopping server
+// loses none.
 
 export interface GroupCommitOptions {
   /** Most items in one batch (statement size and parameter limits). */
@@ -28,7 +30,10 @@ interface Pending<I, O> {
  */
 export class GroupCommit<I, O> {
   #queue: Pending<I, O>[] = [];
-  #draining = false;
+  #draining: Promise<void> | null = null;
+  /** Callers of flush still waiting: while any are, batches go without gathering. */
+  #flushing = 0;
+  #endGather: (() => void) | null = null;
   readonly #maxBatch: number;
   readonly #gatherMs: number;
 
@@ -43,15 +48,27 @@ export class GroupCommit<I, O> {
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      if (!this.#draining) void this.#drain();
+      this.#draining ??= this.#drain();
     });
   }
 
+  /** Writes what is queued without gathering, and waits until every item submitted so far is settled. */
+  async flush(): Promise<void> {
+    this.#flushing++;
+    try {
+      this.#endGather?.();
+      while (this.#draining) await this.#draining;
+    } finally {
+      this.#flushing--;
+    }
+  }
+
   async #drain(): Promise<void> {
-    this.#draining = true;
+    // Never done before `submit` has stored this promise, even if a batch write throws synchronously.
+    await Promise.resolve();
     try {
       while (this.#queue.length > 0) {
-        if (this.#gatherMs > 0 && this.#queue.length < this.#maxBatch) await sleep(this.#gatherMs);
+        if (this.#gatherMs > 0 && this.#queue.length < this.#maxBatch && this.#flushing === 0) await this.#gather();
         const batch = this.#queue.splice(0, this.#maxBatch);
         try {
           const outcomes = await this.writeBatch(batch.map((p) => p.item));
@@ -67,7 +84,17 @@ export class GroupCommit<I, O> {
         batch.length = 0;
       }
     } finally {
-      this.#draining = false;
+      this.#draining = null;
     }
+  }
+
+  #gather(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.#gatherMs);
+      this.#endGather = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => (this.#endGather = null));
   }
 }

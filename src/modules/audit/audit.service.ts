@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { PageRequest } from '../../platform/paging.js';
+import { GroupCommit } from '../../platform/group-commit.js';
 import { scopeOf, type Caller } from '../auth/caller.js';
 import * as repo from './audit.repo.js';
 import { namedOf, nameTargets, type NamedTarget } from './audit-target-names.js';
@@ -13,52 +14,44 @@ import { bounded, type AuditTarget, type TargetRef } from './audit-targets.js';
 export type AuditRecord = Omit<repo.AuditRecord, 'target'> & { target?: AuditTarget | null };
 type Queued = Omit<repo.AuditEntry, 'target'> & { target: AuditTarget | null };
 
+/** How long an entry waits for others to be written with it (group-commit.ts). */
+const GATHER_MS = 10;
+
 export class AuditService {
-  /** Entries waiting for the next write, and the write in progress (see recordSoon). */
-  #queue: Array<{ entry: Queued; done: (err?: unknown) => void }> = [];
-  #writing: Promise<void> | null = null;
+  readonly #queue: GroupCommit<Queued, void>;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#queue = new GroupCommit(
+      async (batch) => {
+        await repo.insertAuditEntries(this.db, await this.#named(batch));
+        return [];
+      },
+      { gatherMs: GATHER_MS, maxBatch: 500 },
+    );
+  }
 
   /** Writes the entry and resolves once it is stored. */
   record(entry: AuditRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ entry: this.#stamped(entry), done: (err) => (err === undefined ? resolve() : reject(err)) });
-      // Started on the next turn of the event loop, so the response that queued it goes out first.
-      this.#writing ??= new Promise<void>((started) => setImmediate(started)).then(() => this.#drain());
-    });
+    return this.#queue.submit(this.#stamped(entry));
   }
 
   /**
-   * Starts writing the entry and returns at once, so a response need not wait for the database's
-   * durable commit (about 1 ms per fsync here, most of a remote command's round trip). Entries that
-   * arrive while a write is in progress go together in the next one (group commit). Reads of the log
-   * and shutdown wait for entries still queued (flush), so a client never reads the log without its own
-   * entry, and a stopping server loses none. A failed write is reported to `onError`.
+   * Queues the entry and returns at once, so a response need not wait for the database's durable
+   * commit (about 1 ms per fsync here, most of a remote command's round trip). Entries are written
+   * together, a batch every few milliseconds (group-commit.ts). Reads of the log and shutdown wait for
+   * entries still queued (flush), so a client never reads the log without its own entry, and a stopping
+   * server loses none. A failed write is reported to `onError`.
    */
   recordSoon(entry: AuditRecord, onError: (err: unknown) => void): void {
     this.record(entry).catch(onError);
   }
 
-  /** Waits until every entry started so far is written (or has failed). */
-  async flush(): Promise<void> {
-    while (this.#writing) await this.#writing;
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, 500);
-      try {
-        await repo.insertAuditEntries(this.db, await this.#named(batch.map((b) => b.entry)));
-        for (const b of batch) b.done();
-      } catch (err) {
-        for (const b of batch) b.done(err);
-      }
-    }
-    this.#writing = null;
+  /** Waits until every entry made so far is written (or has failed). */
+  flush(): Promise<void> {
+    return this.#queue.flush();
   }
 
   #stamped(entry: AuditRecord): Queued {
