@@ -226,6 +226,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     await alerting.stop();
     await tunnels.stop();
     await hub.stop();
+    await history.flush(); // the entries of commands answered (or failed by the stop) are written
   });
   // PGlite has one connection, so parallel batches would only queue; PostgreSQL writes a few at once.
   // PGlite also runs each statement synchronously on this thread: while one batch is written no request
@@ -322,7 +323,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(tunnelProxyRoutes, { tunnels, agents, logger: deps.logger, remote: remoteTunnels });
       await api.register(backupRoutes, { backups });
       await api.register(taskRoutes, { tasks: tasks.service });
-      await api.register(historyRoutes, { db: deps.db.db, agents, clock });
+      await api.register(historyRoutes, { db: deps.db.db, history, agents, clock });
       await api.register(scriptRoutes, { scripts });
       await api.register(bulkRoutes, { bulk });
       if (deps.config.terminal.enabled) {

@@ -1,7 +1,8 @@
 // The command history (issue 33, Build 3): every exec, ad hoc or scripted, single, bulk or from a task,
-// goes through `run`, which writes the row as the command leaves (so a run in progress is listed,
+// goes through `run`, which records the run as the command leaves (so a run in progress is listed,
 // and its entry survives the technician leaving the page) and completes it with the exit code, the
-// duration and the output: stdout and stderr together at most 256 KiB, gzip-compressed.
+// duration and the output: stdout and stderr together at most 256 KiB, gzip-compressed. The writes
+// follow the answer instead of preceding it (history-writer.ts); reads wait for them (flush).
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { CommandHistoryTable, Database } from '../../db/schema.js';
@@ -11,7 +12,8 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import { execResultSchema } from '../agent-hub/agent-protocol.js';
 import { actorOf, type Caller } from '../auth/caller.js';
-import * as repo from './history.repo.js';
+import { HistoryWriter } from './history-writer.js';
+import type { Outcome, StartedRow } from './history.repo.js';
 
 export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** stderr keeps at most this much of the cap when both are long: the error is usually the point. */
@@ -67,54 +69,64 @@ export function unpackOutput(output: Buffer | null): { stdout: string; stderr: s
 }
 
 export class CommandHistory {
+  readonly #writer: HistoryWriter;
+
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.#writer = new HistoryWriter(db, clock, logger);
+  }
 
   /**
    * Records one exec around `send` (which sends it and resolves with the agent's answer) and passes the
    * answer or the error on. The command still runs when the history cannot be written (the database
-   * is away): the exec matters more than its record, which is logged as lost.
+   * is away): the exec matters more than its record, which is logged as lost. The entry's id is
+   * reserved while the command travels; its row is written behind the answer (history-writer.ts).
    */
   async run(origin: ExecOrigin, agentId: string, command: string, timeoutS: number, send: () => Promise<ExecAnswer>): Promise<ExecAnswer & { history_id: number | null }> {
-    const startedAt = this.clock.now();
-    // The row is written while the command travels, not before it leaves: a run is still listed as
-    // soon as it starts (the insert takes a millisecond, a command far longer), and the technician's
-    // answer no longer waits for one database round trip more. The outcome waits for the row.
-    const started = repo
-      .insertStarted(this.db, {
-        agent_id: agentId,
-        source: origin.source,
-        actor_type: origin.actor_type,
-        actor: origin.actor,
-        script_id: origin.script?.id ?? null,
-        script_name: origin.script?.name ?? null,
-        command,
-        timeout_s: timeoutS,
-        started_at: startedAt,
-      })
-      .catch((err: unknown) => {
+    const row: StartedRow = {
+      agent_id: agentId,
+      source: origin.source,
+      actor_type: origin.actor_type,
+      actor: origin.actor,
+      script_id: origin.script?.id ?? null,
+      script_name: origin.script?.name ?? null,
+      command,
+      timeout_s: timeoutS,
+      started_at: this.clock.now(),
+    };
+    const reserved = this.#writer.reserveId().then(
+      (id) => {
+        this.#writer.started(id, row);
+        return id;
+      },
+      (err: unknown) => {
         this.logger.error({ err, agentId }, 'could not record an exec in the command history');
         return null;
-      });
+      },
+    );
     let answer: ExecAnswer;
     try {
       answer = await send();
     } catch (err) {
       const error = isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the command';
-      await this.#finish(await started, { finished_at: this.clock.now(), exit_code: null, error, output: null, output_bytes: 0, output_truncated: false, output_preview: '' });
+      this.#finished(await reserved, { finished_at: this.clock.now(), exit_code: null, error, output: null, output_bytes: 0, output_truncated: false, output_preview: '' });
       throw err;
     }
-    const id = await started;
-    await this.#finish(id, { finished_at: this.clock.now(), exit_code: answer.exit_code, error: null, ...packOutput(answer) });
+    const id = await reserved;
+    this.#finished(id, { finished_at: this.clock.now(), exit_code: answer.exit_code, error: null, ...packOutput(answer) });
     return { ...answer, history_id: id };
   }
 
-  async #finish(id: number | null, outcome: Parameters<typeof repo.finish>[2]): Promise<void> {
-    if (id === null) return;
-    await repo.finish(this.db, id, outcome).catch((err: unknown) => this.logger.error({ err, historyId: id }, 'could not complete a command history entry'));
+  /** Waits for every entry begun so far to be stored (reads of the history, shutdown). */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+
+  #finished(id: number | null, outcome: Outcome): void {
+    if (id !== null) this.#writer.finished(id, outcome);
   }
 }
 

@@ -1,5 +1,6 @@
-// All SQL of the command history: a row is written when an exec starts and completed when it ends.
-import type { Kysely, Selectable } from 'kysely';
+// All SQL of the command history: ids reserved ahead, a row written as a run starts (or once, whole,
+// when it ended first), completed when it ends (history-writer.ts decides which).
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { compiledOnce } from '../../db/compiled-once.js';
 import { keyColumn, keyset, keysetPage, toPage } from '../../db/keyset.js';
 import type { CommandHistoryTable, Database } from '../../db/schema.js';
@@ -71,50 +72,64 @@ export function findHistory(db: Db, id: number): Promise<(HistoryRowWithOutput &
     .executeTakeFirst();
 }
 
-type StartedRow = Pick<CommandHistoryTable, 'agent_id' | 'source' | 'actor_type' | 'actor' | 'script_id' | 'script_name' | 'command' | 'timeout_s'> & {
+export type StartedRow = Pick<CommandHistoryTable, 'agent_id' | 'source' | 'actor_type' | 'actor' | 'script_id' | 'script_name' | 'command' | 'timeout_s'> & {
   started_at: Date;
 };
 
-// Every exec writes these two (compiled-once.ts: built once, prepared on PostgreSQL).
-const insertStartedStatement = compiledOnce<Database, StartedRow, { id: number }>((db, slot) =>
+export type Outcome = { finished_at: Date; exit_code: number | null; error: string | null; output: Buffer | null; output_bytes: number; output_truncated: boolean; output_preview: string };
+
+export type HistoryWrite = StartedRow & Partial<Outcome> & { id: number };
+
+const WRITTEN = ['id', 'agent_id', 'source', 'actor_type', 'actor', 'script_id', 'script_name', 'command', 'timeout_s', 'started_at', 'finished_at', 'exit_code', 'error', 'output', 'output_bytes', 'output_truncated', 'output_preview'] as const;
+const OUTCOME = ['finished_at', 'exit_code', 'error', 'output', 'output_bytes', 'output_truncated', 'output_preview'] as const;
+
+// Every exec writes these (compiled-once.ts: built once, prepared on PostgreSQL), a batch of rows at a
+// time: one JSON parameter read back in the table's own row type, one text for any batch.
+const reserveIdsStatement = compiledOnce<Database, { count: number }, { id: string }>((db, slot) =>
+  db
+    .selectFrom(sql`generate_series(1, ${slot('count')}::int)`.as('g'))
+    .select(sql<string>`nextval(pg_get_serial_sequence('command_history', 'id'))::text`.as('id')),
+);
+
+const rowsOf = (json: string) => sql<Selectable<CommandHistoryTable>>`json_populate_recordset(null::command_history, ${json}::json)`.as('e');
+
+const insertStatement = compiledOnce<Database, { rows: string }>((db, slot) =>
   db
     .insertInto('command_history')
-    .values({
-      agent_id: slot('agent_id'),
-      source: slot('source'),
-      actor_type: slot('actor_type'),
-      actor: slot('actor'),
-      script_id: slot('script_id'),
-      script_name: slot('script_name'),
-      command: slot('command'),
-      timeout_s: slot('timeout_s'),
-      started_at: slot('started_at'),
-    })
-    .returning('id'),
+    .columns([...WRITTEN])
+    .expression((eb) => eb.selectFrom(rowsOf(slot('rows'))).select([...WRITTEN])),
 );
 
-type Outcome = { finished_at: Date; exit_code: number | null; error: string | null; output: Buffer | null; output_bytes: number; output_truncated: boolean; output_preview: string };
-
-const finishStatement = compiledOnce<Database, Outcome & { id: number }>((db, slot) =>
+const finishStatement = compiledOnce<Database, { rows: string }>((db, slot) =>
   db
-    .updateTable('command_history')
-    .set({
-      finished_at: slot('finished_at'),
-      exit_code: slot('exit_code'),
-      error: slot('error'),
-      output: slot('output'),
-      output_bytes: slot('output_bytes'),
-      output_truncated: slot('output_truncated'),
-      output_preview: slot('output_preview'),
-    })
-    .where('id', '=', slot('id')),
+    .updateTable('command_history as h')
+    .from(rowsOf(slot('rows')))
+    .set((eb) => Object.fromEntries(OUTCOME.map((c) => [c, eb.ref(`e.${c}`)])))
+    .whereRef('h.id', '=', 'e.id'),
 );
 
-export async function insertStarted(db: Db, row: StartedRow): Promise<number> {
-  const { rows } = await insertStartedStatement(db, row);
-  return Number(rows[0]!.id);
+/** `count` new entry ids from the table's identity sequence, in ascending order. */
+export async function reserveIds(db: Db, count: number): Promise<number[]> {
+  const { rows } = await reserveIdsStatement(db, { count });
+  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-export async function finish(db: Db, id: number, outcome: Outcome): Promise<void> {
-  await finishStatement(db, { ...outcome, id });
+/**
+ * Rows as JSON for the statements above: bytea in its hex form; text well-formed and without NUL, which
+ * PostgreSQL's JSON input refuses (one such string would fail every row of its batch).
+ */
+function asJson(rows: ReadonlyArray<Record<string, unknown>>): string {
+  const hex = rows.map((row) => (row.output instanceof Buffer ? { ...row, output: `\\x${row.output.toString('hex')}` } : row));
+  return JSON.stringify(hex, (_key, value: unknown) => (typeof value === 'string' ? value.toWellFormed().replaceAll('\0', '\ufffd') : value));
+}
+
+/** New rows: runs in progress (no outcome yet: listed as running) and runs that ended before theirs was written. */
+export async function insertRows(db: Db, rows: readonly HistoryWrite[]): Promise<void> {
+  const complete = rows.map((r) => ({ output_bytes: 0, output_truncated: false, output_preview: '', ...r }));
+  await insertStatement(db, { rows: asJson(complete) });
+}
+
+/** The outcomes of runs whose rows were written while they ran. */
+export async function finishRows(db: Db, rows: ReadonlyArray<Outcome & { id: number }>): Promise<void> {
+  await finishStatement(db, { rows: asJson(rows) });
 }

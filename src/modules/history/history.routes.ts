@@ -11,7 +11,7 @@ import { AppError } from '../../platform/errors.js';
 import { agentParams } from '../agents/agents.schemas.js';
 import type { AgentService } from '../agents/agents.service.js';
 import { assertInScope, scopeOf } from '../auth/caller.js';
-import { OUTPUT_CAP_BYTES, unpackOutput } from './command-history.js';
+import { OUTPUT_CAP_BYTES, unpackOutput, type CommandHistory } from './command-history.js';
 import * as repo from './history.repo.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -89,7 +89,15 @@ function toEntry(row: repo.HistoryRow, now: Date): z.infer<typeof historyEntrySc
   };
 }
 
-export const historyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Database>; agents: AgentService; clock: Clock }> = async (app, { db, agents, clock }) => {
+export interface HistoryRouteDeps {
+  db: Kysely<Database>;
+  /** Reads wait for its writes still in flight, so a caller always sees the exec it just ran. */
+  history: CommandHistory;
+  agents: AgentService;
+  clock: Clock;
+}
+
+export const historyRoutes: FastifyPluginAsyncZod<HistoryRouteDeps> = async (app, { db, history, agents, clock }) => {
   app.get(
     '/history',
     {
@@ -103,6 +111,7 @@ export const historyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Database>; agents
       },
     },
     async (request, reply) => {
+      await history.flush();
       const { source, q } = request.query;
       const scope = scopeOf(callerOf(request));
       const now = clock.now();
@@ -126,6 +135,7 @@ export const historyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Database>; agents
     async (request, reply) => {
       const caller = callerOf(request);
       const agent = await agents.get(caller, request.params.id);
+      await history.flush();
       const { source, q } = request.query;
       const now = clock.now();
       return sendList(request, reply, HISTORY_LIST, {
@@ -149,6 +159,7 @@ export const historyRoutes: FastifyPluginAsyncZod<{ db: Kysely<Database>; agents
       },
     },
     async (request) => {
+      await history.flush();
       const row = await repo.findHistory(db, request.params.id);
       if (!row) throw new AppError('NOT_FOUND', 'History entry not found');
       assertInScope(callerOf(request), row.customer_id, 'History entry');
