@@ -12,8 +12,8 @@ import type { Logger } from '../../platform/logger.js';
 import type { AgentCommander } from '../agent-hub/agent-commander.js';
 import { execResultSchema } from '../agent-hub/agent-protocol.js';
 import { actorOf, type Caller } from '../auth/caller.js';
-import { HistoryWriter } from './history-writer.js';
-import type { Outcome, StartedRow } from './history.repo.js';
+import { HistoryWriter, type OutcomeOf } from './history-writer.js';
+import type { StartedRow } from './history.repo.js';
 
 export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** stderr keeps at most this much of the cap when both are long: the error is usually the point. */
@@ -112,11 +112,13 @@ export class CommandHistory {
       answer = await send();
     } catch (err) {
       const error = isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the command';
-      this.#finished(await reserved, { finished_at: this.clock.now(), exit_code: null, error, output: null, output_bytes: 0, output_truncated: false, output_preview: '' });
+      const finishedAt = this.clock.now();
+      this.#finished(await reserved, () => ({ finished_at: finishedAt, exit_code: null, error, output: null, output_bytes: 0, output_truncated: false, output_preview: '' }));
       throw err;
     }
     const id = await reserved;
-    this.#finished(id, { finished_at: this.clock.now(), exit_code: answer.exit_code, error: null, ...packOutput(answer) });
+    const finishedAt = this.clock.now();
+    this.#finished(id, () => ({ finished_at: finishedAt, exit_code: answer.exit_code, error: null, ...packOutput(answer) }));
     return { ...answer, history_id: id };
   }
 
@@ -125,7 +127,7 @@ export class CommandHistory {
     return this.#writer.flush();
   }
 
-  #finished(id: number | null, outcome: Outcome): void {
+  #finished(id: number | null, outcome: OutcomeOf): void {
     if (id !== null) this.#writer.finished(id, outcome);
   }
 }

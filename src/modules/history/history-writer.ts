@@ -33,6 +33,12 @@ const withoutOutcomes =
     return [];
   };
 
+/**
+ * A run's outcome, computed when its row is written: packing the output (gzip) is work the answer
+ * need not wait for.
+ */
+export type OutcomeOf = () => repo.Outcome;
+
 interface OpenRun {
   row: repo.StartedRow;
   cancelTimer: () => void;
@@ -46,8 +52,8 @@ export class HistoryWriter {
   #blockSize = 1;
   #reserving: Promise<void> | null = null;
   readonly #open = new Map<number, OpenRun>();
-  readonly #inserts: GroupCommit<repo.HistoryWrite, void>;
-  readonly #finishes: GroupCommit<repo.Outcome & { id: number }, void>;
+  readonly #inserts: GroupCommit<{ id: number; row: repo.StartedRow; outcome?: OutcomeOf }, void>;
+  readonly #finishes: GroupCommit<{ id: number; outcome: OutcomeOf }, void>;
   /** Completions waiting for their started rows' writes. */
   readonly #waiting = new Set<Promise<unknown>>();
 
@@ -57,8 +63,11 @@ export class HistoryWriter {
     private readonly logger: Logger,
   ) {
     const options = { gatherMs: GATHER_MS, maxBatch: 200 };
-    this.#inserts = new GroupCommit(withoutOutcomes((rows) => repo.insertRows(db, rows)), options);
-    this.#finishes = new GroupCommit(withoutOutcomes((rows) => repo.finishRows(db, rows)), options);
+    this.#inserts = new GroupCommit(
+      withoutOutcomes((runs) => repo.insertRows(db, runs.map(({ id, row, outcome }) => ({ ...row, ...outcome?.(), id })))),
+      options,
+    );
+    this.#finishes = new GroupCommit(withoutOutcomes((runs) => repo.finishRows(db, runs.map(({ id, outcome }) => ({ ...outcome(), id })))), options);
   }
 
   /** A new entry's id; rejects when the database cannot give one. */
@@ -80,17 +89,17 @@ export class HistoryWriter {
   }
 
   /** The run `id` has ended: its row written whole, or completed after its started row. */
-  finished(id: number, outcome: repo.Outcome): void {
+  finished(id: number, outcome: OutcomeOf): void {
     const run = this.#open.get(id);
     if (!run) return;
     this.#open.delete(id);
     run.cancelTimer();
     if (run.started === null) {
-      this.#inserts.submit({ ...run.row, ...outcome, id }).catch((err: unknown) => this.#lost(err, id, run.row));
+      this.#inserts.submit({ id, row: run.row, outcome }).catch((err: unknown) => this.#lost(err, id, run.row));
       return;
     }
     const completion = run.started
-      .then((stored) => (stored ? this.#finishes.submit({ ...outcome, id }) : undefined))
+      .then((stored) => (stored ? this.#finishes.submit({ id, outcome }) : undefined))
       .catch((err: unknown) => this.logger.error({ err, historyId: id }, 'could not complete a command history entry'));
     this.#waiting.add(completion);
     void completion.finally(() => this.#waiting.delete(completion));
@@ -107,7 +116,7 @@ export class HistoryWriter {
   #writeStarted(id: number, run: OpenRun): void {
     if (run.started !== null) return;
     run.cancelTimer();
-    run.started = this.#inserts.submit({ ...run.row, id }).then(
+    run.started = this.#inserts.submit({ id, row: run.row }).then(
       () => true,
       (err: unknown) => {
         this.#lost(err, id, run.row);
