@@ -1,5 +1,5 @@
 // Writes the audit entry of every non-GET request as its response goes out. The write is not awaited
-// (its durable commit would add about a millisecond to every change, and entries gather for 10 ms to
+// (its durable commit would add about a millisecond to every change, and entries gather for 25 ms to
 // share one statement: audit.service.ts), but reading the log waits for entries in flight, so a client
 // that has its answer still finds its entry there, and shutdown waits for them too. Only a crash of the
 // process in those milliseconds can lose an entry. The actor is the

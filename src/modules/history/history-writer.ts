@@ -9,8 +9,9 @@
 //   first", but for commands within the same second.
 // - the started row is written LIST_AFTER_MS after the command left, or at once when someone reads the
 //   history (flush): a command answered before then is written once, whole. Reads never miss a run.
-// - the answer goes out first; rows follow in batches (group-commit.ts: a batch gathers for 10 ms), completions after their started rows. Reads and shutdown wait for what is queued. A failed
-//   write is logged as a lost entry, as before; a crash loses the last few milliseconds' rows.
+// - the answer goes out first; rows follow in batches (group-commit.ts: a batch gathers for 25 ms),
+//   completions after their started rows. Reads and shutdown wait for what is queued. A failed write is
+//   logged as a lost entry, as before; a crash loses the last few milliseconds' rows.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -21,7 +22,7 @@ import * as repo from './history.repo.js';
 /** How long a run waits before its started row is written, unless it ends or the history is read first. */
 export const LIST_AFTER_MS = 100;
 /** How long a row waits for others to be written with it (group-commit.ts). */
-const GATHER_MS = 10;
+const GATHER_MS = 25;
 const ID_BLOCK_MAX = 64;
 const ID_BLOCK_MAX_AGE_MS = 1000;
 
