@@ -104,7 +104,10 @@ export const historyRoutes: FastifyPluginAsyncZod<HistoryRouteDeps> = async (app
       config: { access: 'read' },
       schema: {
         summary: 'Command history of the fleet: every exec, ad hoc or scripted, newest first',
-        description: listDescription(HISTORY_LIST, "Without the output itself (GET /history/{id} has it). A customer-scoped key sees its customer's agents only."),
+        description: listDescription(
+          HISTORY_LIST,
+          "Without the output itself (GET /history/{id} has it). A customer-scoped key sees its customer's agents only. A command still running is listed with status `running` (in cluster mode, by another instance than the one running it, from 100 ms after it started).",
+        ),
         tags,
         querystring: historyQuery,
         response: { 200: listResponse(historyEntrySchema, HISTORY_LIST) },
