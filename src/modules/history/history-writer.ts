@@ -85,7 +85,10 @@ export class HistoryWriter {
   /** The run `id` has started: listed once LIST_AFTER_MS pass or the history is read. */
   started(id: number, row: repo.StartedRow): void {
     const run: OpenRun = { row, cancelTimer: () => undefined, started: null };
-    run.cancelTimer = this.clock.timer(LIST_AFTER_MS, () => this.#writeStarted(id, run));
+    // Real time, not the application's clock, as GroupCommit's gathering: how long a write waits to be
+    // saved, not a business delay (a test's stopped clock must not hold it, nor count it as a sleeper).
+    const timer = setTimeout(() => this.#writeStarted(id, run), LIST_AFTER_MS);
+    run.cancelTimer = () => clearTimeout(timer);
     this.#open.set(id, run);
   }
 
