@@ -2,10 +2,10 @@
 // (its durable commit would add about a millisecond to every change, and entries gather for 25 ms to
 // share one statement: audit.service.ts), but reading the log waits for entries in flight, so a client
 // that has its answer still finds its entry there, and shutdown waits for them too. Only a crash of the
-// process in those milliseconds can lose an entry. The actor is the
-// authenticated caller, or what a sign-in route named (the username trying to log in). Routes may name
-// their action (`config.audit`), or opt out with `audit: false` (agent protocol traffic). The entry names
-// the object changed (audit-targets.ts); a deletion's object is named before the handler removes it.
+// process in those milliseconds can lose an entry. The actor is the authenticated caller, or what a
+// sign-in route named (the username trying to log in). Routes may name their action (`config.audit`), or
+// opt out with `audit: false` (agent protocol traffic). The entry names the object changed
+// (audit-targets.ts); a deletion's object is named before the handler removes it.
 // The client's address is read when the request arrives: once the client has hung up (a login whose
 // browser tab was closed while the password was checked), the socket no longer knows it, and the entry
 // was written with an empty address.
