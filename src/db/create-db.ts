@@ -21,12 +21,6 @@ export type DbDialect = 'postgres' | 'pglite';
 /** A database handle; `DB` is the app's schema (the RMM server's by default, the call-status service's own). */
 export interface DbHandle<DB = Database> {
   readonly db: Kysely<DB>;
-  /**
-   * For the few statements that must not wait behind a backlog (an agent socket's upgrade check): on
-   * PGlite they go ahead of the statements waiting for its one connection (pglite-fair-dialect.ts); on
-   * PostgreSQL, whose pool serves many at once, the same as `db`.
-   */
-  readonly urgent: Kysely<DB>;
   readonly dialect: DbDialect;
   /** Where the data lives, safe to log (no password). */
   readonly location: string;
@@ -106,10 +100,8 @@ export async function openPglite<DB = Database>(options: { dataDir?: string; loa
 export function wrapPglite<DB = Database>(pglite: PGlite, location: string): DbHandle<DB> {
   sendLongTextAsBytes(pglite);
   const errors = countingErrors();
-  const dialect = new FairPGliteDialect({ pglite: withTimeSlices(pglite) });
-  const db = new Kysely<DB>({ dialect, log: errors.log });
-  const urgent = new Kysely<DB>({ dialect: dialect.urgentSibling(), log: errors.log });
-  return { db, urgent, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, close: once(() => db.destroy()) };
+  const db = new Kysely<DB>({ dialect: new FairPGliteDialect({ pglite: withTimeSlices(pglite) }), log: errors.log });
+  return { db, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, close: once(() => db.destroy()) };
 }
 
 export function openPostgres<DB = Database>(url: string, logger: Logger, options: { max?: number } = {}): DbHandle<DB> {
@@ -137,7 +129,7 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
   const errors = countingErrors();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: errors.log });
   const stats: DbStats = { pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }), queryErrors: errors.count };
-  return { db, urgent: db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, stats, close: once(() => db.destroy()) };
+  return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, stats, close: once(() => db.destroy()) };
 }
 
 /**

@@ -6,34 +6,25 @@
 // on a slow machine (2026-11-27, two shared cores) a thousand requests queued on it, and in a tick profile
 // of the server, which had all but stopped connecting agents, `obtainLock` was the hottest JavaScript
 // function (8.4 %) with most unattributed ticks under it and `releaseConnection`. (That stall has
-// another cause too: the next paragraph.) Here each release hands the connection to the next in line only.
-//
-// That other cause: an agent socket's upgrade waits for one lookup (does the agent exist, whose is it),
-// which queued behind every statement of the up to 1,000 registrations and heartbeats in flight; on a
-// slow machine that took longer than the agent waits for its upgrade (10 s), so in a start-up burst
-// almost no socket opened, and the agents' retries added to the burst. A sibling Kysely over the same
-// PGlite (`urgentSibling`) shares the queue, but its statements go ahead of the ones waiting: they wait
-// only for the statement or transaction running.
-import { PGliteAdapter, PGliteDialect, type DatabaseConnection, type Driver, type PGliteDialectConfig, type TransactionSettings } from 'kysely';
+// another cause too, not found yet: bench/README.md.) Here each release hands the connection to the
+// next in line only.
+import { PGliteAdapter, PGliteDialect, type DatabaseConnection, type Driver, type TransactionSettings } from 'kysely';
 
-/** Waiters in arrival order, urgent ones first; release passes the connection straight to the next. */
-export class FairLock {
+/** Waiters in arrival order; release passes the connection straight to the oldest. */
+class FairLock {
   #held = false;
-  #urgent: Array<() => void> = [];
   #waiting: Array<() => void> = [];
   #head = 0;
 
-  acquire(urgent = false): Promise<void> {
+  acquire(): Promise<void> {
     if (!this.#held) {
       this.#held = true;
       return Promise.resolve();
     }
-    return new Promise((resolve) => (urgent ? this.#urgent : this.#waiting).push(resolve));
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   release(): void {
-    const urgent = this.#urgent.shift();
-    if (urgent !== undefined) return urgent();
     const next = this.#waiting[this.#head];
     if (next === undefined) {
       this.#held = false;
@@ -51,22 +42,20 @@ export class FairLock {
 
 /** The PGlite driver behind the fair lock (Kysely's own mutex is off: see the adapter below). */
 class FairDriver implements Driver {
-  constructor(
-    private readonly inner: Driver,
-    private readonly lock: FairLock,
-    private readonly urgent: boolean,
-  ) {}
+  readonly #lock = new FairLock();
+
+  constructor(private readonly inner: Driver) {}
 
   init(): Promise<void> {
     return this.inner.init();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.lock.acquire(this.urgent);
+    await this.#lock.acquire();
     try {
       return await this.inner.acquireConnection();
     } catch (err) {
-      this.lock.release();
+      this.#lock.release();
       throw err;
     }
   }
@@ -75,7 +64,7 @@ class FairDriver implements Driver {
     try {
       await this.inner.releaseConnection(connection);
     } finally {
-      this.lock.release();
+      this.#lock.release();
     }
   }
 
@@ -108,27 +97,11 @@ class SelfQueuingAdapter extends PGliteAdapter {
 }
 
 export class FairPGliteDialect extends PGliteDialect {
-  constructor(
-    private readonly config: PGliteDialectConfig,
-    private readonly lock = new FairLock(),
-    private readonly urgent = false,
-  ) {
-    super(config);
-  }
-
   override createAdapter(): PGliteAdapter {
     return new SelfQueuingAdapter();
   }
 
   override createDriver(): Driver {
-    return new FairDriver(super.createDriver(), this.lock, this.urgent);
-  }
-
-  /**
-   * A dialect for a second Kysely over the same PGlite whose statements go ahead of this one's waiting
-   * statements. Never destroy that Kysely: its driver would close the shared PGlite.
-   */
-  urgentSibling(): FairPGliteDialect {
-    return new FairPGliteDialect(this.config, this.lock, true);
+    return new FairDriver(super.createDriver());
   }
 }

@@ -192,7 +192,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     tunnels,
     () => deps.config.cluster!.internalUrl ?? internalUrlOf(app.server.address(), deps.config.host, deps.config.cluster!.advertiseAddress),
   );
-  const agents: AgentService = new AgentService(deps.db.db, clock, commander, new ConnectionBatches(deps.db.db, deps.db.dialect, deps.db.urgent));
+  const agents: AgentService = new AgentService(deps.db.db, clock, commander, new ConnectionBatches(deps.db.db, deps.db.dialect));
   const backups = new BackupService(deps.db.db, agents, commander, clock);
   const alerting = createAlertingFeature({
     db: deps.db.db,

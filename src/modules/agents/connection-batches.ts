@@ -34,10 +34,9 @@ export class ConnectionBatches {
   readonly #lookups: GroupCommit<string, AgentOwner | undefined>;
   readonly #events: GroupCommit<ConnectionEvent, void>;
 
-  /** `urgent`: where lookups go (create-db.ts: ahead of the statements waiting on PGlite); the events go to `db`. */
-  constructor(db: Kysely<Database>, dialect: DbDialect, urgent: Kysely<Database> = db) {
+  constructor(db: Kysely<Database>, dialect: DbDialect) {
     this.#lookups = new GroupCommit(async (ids: string[]) => {
-      const owners = new Map((await findAgentCustomers(urgent, [...new Set(ids)])).map((r) => [r.id, r.customer_id]));
+      const owners = new Map((await findAgentCustomers(db, [...new Set(ids)])).map((r) => [r.id, r.customer_id]));
       return ids.map((id) => (owners.has(id) ? { customerId: owners.get(id) ?? null } : undefined));
     }, { maxBatch: 500, gatherMs: dialect === 'pglite' ? PGLITE_LOOKUPS_GATHER_MS : 0 });
     // One INSERT keeps the events of a batch in their order (ids are assigned in VALUES order).
