@@ -4,6 +4,7 @@
 // agents are let through again. The database is held with a transaction that locks the agent's row
 // (PostgreSQL) and, on PGlite, holds its one connection.
 import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
@@ -65,5 +66,54 @@ describe('agents against an overloaded server', () => {
     expect((await heartbeat()).statusCode).toBe(200);
     const registered = await t.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(key), payload: { hostname: 'fw-later', platform: 'freebsd' } });
     expect(registered.statusCode, registered.body).toBe(200);
+  });
+});
+
+describe('registrations past their own bound', () => {
+  let r: TestApp;
+  let rKey: string;
+  let rAgentId: string;
+  const register = (hostname: string) => r.app.inject({ method: 'POST', url: '/api/v1/agent/register', headers: apiKey(rKey), payload: { hostname, platform: 'linux' } });
+
+  beforeAll(async () => {
+    r = await buildTestApp({ maxRegistrationsInFlight: 1 });
+    rKey = (await createKey(r.app, bearer(await adminToken(r)), 'agent')).key;
+    rAgentId = ((await register('pve-known')).json() as { agent_id: string }).agent_id;
+  });
+  afterAll(() => r.close());
+
+  it('refuses a second registration while one is in progress, but not a heartbeat', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const tableLocked = new Promise<void>((resolve) => (locked = resolve));
+    // New agents cannot be inserted while this holds the table (PostgreSQL) or the one connection (PGlite).
+    const hold = r.db.db.transaction().execute(async (trx) => {
+      await sql`lock table agents in exclusive mode`.execute(trx);
+      locked();
+      await released;
+    });
+    await tableLocked;
+    const held = register('pve-first');
+    const giveUp = setTimeout(release, 10_000);
+    let refused, beat;
+    try {
+      await delay(500);
+      refused = await register('pve-second');
+      beat = r.app.inject({ method: 'POST', url: '/api/v1/agent/heartbeat', headers: apiKey(rKey), payload: { agent_id: rAgentId, platform: 'linux', hostname: 'pve-known' } });
+      await delay(200);
+    } finally {
+      clearTimeout(giveUp);
+      release();
+    }
+    await hold;
+    expect(refused.statusCode, refused.body).toBe(503);
+    expect(refused.headers['retry-after']).toBe('10');
+    expect(refused.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE', error: expect.stringContaining('overloaded') });
+    expect((await held).statusCode).toBe(200);
+    expect((await beat).statusCode).toBe(200);
+    const names = await r.db.db.selectFrom('agents').select('hostname').execute();
+    expect(names.map((n) => n.hostname).sort()).toEqual(['pve-first', 'pve-known']);
+    expect((await register('pve-second')).statusCode).toBe(200);
   });
 });

@@ -57,6 +57,8 @@ export interface TestAppOptions {
   extend?: (app: FastifyInstance) => void | Promise<void>;
   /** Registrations and heartbeats in progress at most before 503 (the product's default otherwise). */
   maxAgentRequestsInFlight?: number;
+  /** Registrations in progress at most before 503 (the product's default otherwise). */
+  maxRegistrationsInFlight?: number;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -76,6 +78,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const db = await createTestDb();
   const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: options.backgroundJobs ?? false,
     ...(options.maxAgentRequestsInFlight !== undefined ? { maxAgentRequestsInFlight: options.maxAgentRequestsInFlight } : {}),
+    ...(options.maxRegistrationsInFlight !== undefined ? { maxRegistrationsInFlight: options.maxRegistrationsInFlight } : {}),
   });
   await options.extend?.(app);
   await app.ready();

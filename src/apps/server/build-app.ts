@@ -117,6 +117,8 @@ export interface ServerDeps {
   bcryptRounds?: number;
   /** Registrations and heartbeats in progress at most, before agents are refused as overloaded; lower only in tests. */
   maxAgentRequestsInFlight?: number;
+  /** Registrations among them, at most (agent-protocol.routes.ts); the product's default otherwise. */
+  maxRegistrationsInFlight?: number;
   /** Start the periodic jobs (status monitor) when the app is ready; tests drive them directly instead. */
   backgroundJobs?: boolean;
   /** TLS key and certificate (PEM) when the server terminates TLS itself. */
@@ -316,7 +318,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
       await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
-      await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock), maxInFlight: deps.maxAgentRequestsInFlight });
+      await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock), maxInFlight: deps.maxAgentRequestsInFlight, maxRegistrationsInFlight: deps.maxRegistrationsInFlight });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
       await api.register(commandRoutes, { commander, history, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
       await api.register(tunnelRoutes, { tunnels, agents, remote: remoteTunnels, advertiseAddress: deps.config.cluster?.advertiseAddress });

@@ -31,10 +31,19 @@ export const HEARTBEAT_BODY_LIMIT = 4 * 1024 * 1024;
  * backoff); the ones let through are answered in time.
  */
 export const MAX_AGENT_REQUESTS_IN_FLIGHT = 1000;
+/**
+ * Registrations among them, at most. A registration is two statements of its own (heartbeats share one
+ * per batch), so a thousand registrations queued on the embedded database's one connection made the
+ * heartbeats behind them wait past the agents' 30 s: fleet-scale on PGlite with a busy loop taking half
+ * the machine failed 5,416 heartbeats in its start-up burst with the shared bound alone, none with this
+ * one (bench/README.md, 2026-11-27). Agents retry a refused registration with their backoff: a new agent
+ * starts a little later; the heartbeats and sockets of registered agents are not concerned.
+ */
+export const MAX_REGISTRATIONS_IN_FLIGHT = 100;
 const OVERLOAD_RETRY_AFTER_S = 10;
 const OVERLOAD_MESSAGE = `The server is overloaded; try again in ${OVERLOAD_RETRY_AFTER_S} s`;
 const OVERLOAD_NOTE =
-  ` 503 SERVICE_UNAVAILABLE with Retry-After (${OVERLOAD_RETRY_AFTER_S} s), before the body is read, while the server is overloaded (${MAX_AGENT_REQUESTS_IN_FLIGHT} registrations and heartbeats in progress).`;
+  ` 503 SERVICE_UNAVAILABLE with Retry-After (${OVERLOAD_RETRY_AFTER_S} s), before the body is read, while the server is overloaded (${MAX_AGENT_REQUESTS_IN_FLIGHT} registrations and heartbeats in progress, or ${MAX_REGISTRATIONS_IN_FLIGHT} registrations).`;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,19 +59,26 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
   inventory: Pick<SoftwareInventory, 'examine' | 'record' | 'forget'>;
   /** MAX_AGENT_REQUESTS_IN_FLIGHT unless a test says otherwise. */
   maxInFlight?: number;
-}> = async (app, { agents, heartbeats, updates, inventory, maxInFlight = MAX_AGENT_REQUESTS_IN_FLIGHT }) => {
+  /** MAX_REGISTRATIONS_IN_FLIGHT unless a test says otherwise. */
+  maxRegistrationsInFlight?: number;
+}> = async (app, { agents, heartbeats, updates, inventory, maxInFlight = MAX_AGENT_REQUESTS_IN_FLIGHT, maxRegistrationsInFlight = MAX_REGISTRATIONS_IN_FLIGHT }) => {
   let inFlight = 0;
+  let registrationsInFlight = 0;
   // A refusal must cost next to nothing, or refusing is what overloads the server: thrown, each one
   // built an error with a stack and the error handler logged it with its stack resolved through source
   // maps, 4.4 % of a PGlite server's CPU in fleet-scale's start-up burst (2026-11-27) while it refused
   // hundreds a second. So the answer goes out from here, and the log gets one line per window.
   const refusals = new LogThrottle(app.log, { windowMs: 10_000 });
   app.addHook('onClose', async () => refusals.flush());
-  const refuseWhenOverloaded = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    if (inFlight < maxInFlight) {
+  const refuseWhenOverloaded = (registration: boolean) => async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (inFlight < maxInFlight && (!registration || registrationsInFlight < maxRegistrationsInFlight)) {
       inFlight++;
+      if (registration) registrationsInFlight++;
       // 'close' comes once, whether the answer went out or the client went away first.
-      reply.raw.once('close', () => inFlight--);
+      reply.raw.once('close', () => {
+        inFlight--;
+        if (registration) registrationsInFlight--;
+      });
       return undefined;
     }
     refusals.warn('overloaded', { inFlight: maxInFlight }, 'overloaded: refused agent requests with 503', request.log);
@@ -73,7 +89,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
     '/agent/register',
     {
       config: { access: 'agent', audit: false },
-      onRequest: refuseWhenOverloaded,
+      onRequest: refuseWhenOverloaded(true),
       schema: {
         summary: 'Register an agent',
         description:
@@ -148,7 +164,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
       // The body is stored byte for byte, a NUL in the system data included: the input guard leaves it
       // alone, and the schema checks the fields that go into the agent row.
       config: { access: 'agent', audit: false, rawText: true },
-      onRequest: refuseWhenOverloaded,
+      onRequest: refuseWhenOverloaded(false),
       schema: {
         summary: 'Heartbeat: the body is the system data, stored byte for byte',
         description:
