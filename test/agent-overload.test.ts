@@ -4,7 +4,8 @@
 // agents are let through again. The database is held with a transaction that locks the agent's row
 // (PostgreSQL) and, on PGlite, holds its one connection.
 import { setTimeout as delay } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../src/db/schema.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
@@ -27,19 +28,25 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** Runs `lock` in a transaction that stays open until `release`; resolves once the lock is taken. */
+async function holdDatabase(app: TestApp, lock: (trx: Transaction<Database>) => Promise<unknown>) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const taken = new Promise<void>((resolve) => (locked = resolve));
+  const hold = app.db.db.transaction().execute(async (trx) => {
+    await lock(trx);
+    locked();
+    await released;
+  });
+  await taken;
+  return { release, hold };
+}
+
 describe('agents against an overloaded server', () => {
   it('refuses registrations and heartbeats past the bound with 503 and Retry-After, then lets them through again', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const rowLocked = new Promise<void>((resolve) => (locked = resolve));
-    const hold = t.db.db.transaction().execute(async (trx) => {
-      await trx.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().execute();
-      locked();
-      await released;
-    });
     // Only once the row is held: heartbeats sent earlier could be written (and answered) before the lock.
-    await rowLocked;
+    const { release, hold } = await holdDatabase(t, (trx) => trx.selectFrom('agents').select('id').where('id', '=', agentId).forUpdate().execute());
     const held = [heartbeat(), heartbeat()];
     // Should a request be let through by mistake it would wait for the lock forever: this ends the hold
     // (the assertions below then fail) instead of hanging the test.
@@ -83,17 +90,8 @@ describe('registrations past their own bound', () => {
   afterAll(() => r.close());
 
   it('refuses a second registration while one is in progress, but not a heartbeat', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const tableLocked = new Promise<void>((resolve) => (locked = resolve));
     // New agents cannot be inserted while this holds the table (PostgreSQL) or the one connection (PGlite).
-    const hold = r.db.db.transaction().execute(async (trx) => {
-      await sql`lock table agents in exclusive mode`.execute(trx);
-      locked();
-      await released;
-    });
-    await tableLocked;
+    const { release, hold } = await holdDatabase(r, (trx) => sql`lock table agents in exclusive mode`.execute(trx));
     const held = register('pve-first');
     const giveUp = setTimeout(release, 10_000);
     let refused, beat;
