@@ -1,8 +1,9 @@
 // An overloaded server refuses agents at once instead of queueing work it cannot finish: past its bound
 // of registrations and heartbeats in progress, the next one gets 503 SERVICE_UNAVAILABLE with
 // Retry-After, in the contract's error body, and changes nothing; once the held ones are answered,
-// agents are let through again. The database is held with a transaction that locks the agent's row
-// (PostgreSQL) and, on PGlite, holds its one connection.
+// agents are let through again. Registrations have a smaller bound of their own, which heartbeats pass.
+// The database is held with a transaction that locks the agent's row or the agents table (PostgreSQL)
+// and, on PGlite, holds its one connection.
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../src/db/schema.js';

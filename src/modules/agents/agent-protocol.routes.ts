@@ -81,7 +81,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
       });
       return undefined;
     }
-    refusals.warn('overloaded', { inFlight: maxInFlight }, 'overloaded: refused agent requests with 503', request.log);
+    refusals.warn('overloaded', { inFlight, registrationsInFlight }, 'overloaded: refused agent requests with 503', request.log);
     return reply.code(503).header('retry-after', String(OVERLOAD_RETRY_AFTER_S)).send(errorBody('SERVICE_UNAVAILABLE', OVERLOAD_MESSAGE, request.id));
   };
 
