@@ -16,6 +16,12 @@ export interface GroupCommitOptions {
    * arrive a few milliseconds apart never overlap a round trip and would each pay for a statement.
    */
   gatherMs?: number;
+  /**
+   * Writes a failed batch again while `when(err)` (the database is away, say) and `forMs` have not run
+   * out, waiting 0.25 s, then twice as long each time (at most 2 s). For records written behind answers
+   * already given, which nobody would send again: without it a restart of the database lost them.
+   */
+  retry?: { when: (err: unknown) => boolean; forMs: number };
 }
 
 interface Pending<I, O> {
@@ -36,6 +42,7 @@ export class GroupCommit<I, O> {
   #endGather: (() => void) | null = null;
   readonly #maxBatch: number;
   readonly #gatherMs: number;
+  readonly #retry: GroupCommitOptions['retry'];
 
   constructor(
     private readonly writeBatch: (items: I[]) => Promise<O[]>,
@@ -43,6 +50,7 @@ export class GroupCommit<I, O> {
   ) {
     this.#maxBatch = options.maxBatch ?? 200;
     this.#gatherMs = options.gatherMs ?? 0;
+    this.#retry = options.retry;
   }
 
   submit(item: I): Promise<O> {
@@ -71,7 +79,7 @@ export class GroupCommit<I, O> {
         if (this.#gatherMs > 0 && this.#queue.length < this.#maxBatch && this.#flushing === 0) await this.#gather();
         const batch = this.#queue.splice(0, this.#maxBatch);
         try {
-          const outcomes = await this.writeBatch(batch.map((p) => p.item));
+          const outcomes = await this.#write(batch.map((p) => p.item));
           batch.forEach((p, i) => p.resolve(outcomes[i] as O));
         } catch (err) {
           for (const p of batch) p.reject(err);
@@ -85,6 +93,18 @@ export class GroupCommit<I, O> {
       }
     } finally {
       this.#draining = null;
+    }
+  }
+
+  async #write(items: I[]): Promise<O[]> {
+    const giveUpAt = performance.now() + (this.#retry?.forMs ?? 0);
+    for (let waitMs = 250; ; waitMs = Math.min(waitMs * 2, 2000)) {
+      try {
+        return await this.writeBatch(items);
+      } catch (err) {
+        if (!this.#retry?.when(err) || performance.now() + waitMs > giveUpAt) throw err;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
     }
   }
 

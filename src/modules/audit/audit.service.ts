@@ -5,6 +5,7 @@ import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { PageRequest } from '../../platform/paging.js';
 import { GroupCommit } from '../../platform/group-commit.js';
+import { isDatabaseUnavailable } from '../../db/db-errors.js';
 import { scopeOf, type Caller } from '../auth/caller.js';
 import * as repo from './audit.repo.js';
 import { namedOf, nameTargets, type NamedTarget } from './audit-target-names.js';
@@ -21,6 +22,8 @@ type Queued = Omit<repo.AuditEntry, 'target'> & { target: AuditTarget | null };
  * for 25–30).
  */
 const GATHER_MS = 25;
+/** How long a batch is written again while the database is away (a restart): the changes it records were made. */
+const RETRY_FOR_MS = 20_000;
 
 export class AuditService {
   readonly #queue: GroupCommit<Queued, void>;
@@ -34,7 +37,7 @@ export class AuditService {
         await repo.insertAuditEntries(this.db, await this.#named(batch));
         return [];
       },
-      { gatherMs: GATHER_MS, maxBatch: 500 },
+      { gatherMs: GATHER_MS, maxBatch: 500, retry: { when: isDatabaseUnavailable, forMs: RETRY_FOR_MS } },
     );
   }
 

@@ -16,6 +16,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
+import { isDatabaseUnavailable } from '../../db/db-errors.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import * as repo from './history.repo.js';
 
@@ -63,7 +64,9 @@ export class HistoryWriter {
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
-    const options = { gatherMs: GATHER_MS, maxBatch: 200 };
+    // While the database is away (a restart) a batch is written again for a while: its commands ran, and
+    // their answers may already name the entries (history_id).
+    const options = { gatherMs: GATHER_MS, maxBatch: 200, retry: { when: isDatabaseUnavailable, forMs: 20_000 } };
     this.#inserts = new GroupCommit(
       withoutOutcomes((runs) => repo.insertRows(db, runs.map(({ id, row, outcome }) => ({ ...row, ...outcome?.(), id })))),
       options,
