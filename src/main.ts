@@ -12,6 +12,7 @@ import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrator.js';
 import { INITIAL_ADMIN, type UserService } from './modules/users/users.service.js';
 import { systemClock } from './platform/clock.js';
+import { setHeapGrowth } from './platform/heap-growth.js';
 import type { Logger } from './platform/logger.js';
 import { loadServerSecrets } from './platform/server-secrets.js';
 
@@ -62,6 +63,7 @@ async function listenAdminSocket(socketPath: string, core: CoreServices, logger:
 }
 
 async function start(config: Config, logger: Logger): Promise<void> {
+  setHeapGrowth(config.heapGrowthPercent);
   const https = await readTls(config);
   const db = await createDb(config, logger);
   logger.info({ database: db.location }, 'database opened');

@@ -12,6 +12,7 @@ import { createCoreServices } from '../../src/apps/server/services.js';
 import { loadConfig } from '../../src/config/env.js';
 import type { DbHandle } from '../../src/db/create-db.js';
 import { systemClock } from '../../src/platform/clock.js';
+import { setHeapGrowth } from '../../src/platform/heap-growth.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { hostnameFor } from './heartbeat-body.js';
 
@@ -37,7 +38,9 @@ async function listen(app: FastifyInstance): Promise<string> {
 
 /**
  * The production log configuration for a server under test: level `info` (a line per request in and
- * out), serialised and written synchronously like pino's default stdout, but to /dev/null.
+ * out), serialised as in production and written to /dev/null, synchronously: production's stdout is
+ * written asynchronously (pino's default), which made no difference to B2 when tried (2026-11-27), and
+ * the synchronous write is the harsher of the two.
  */
 export function productionLog(): { logLevel: string; logDestination: DestinationStream } {
   return { logLevel: 'info', logDestination: pino.destination({ dest: '/dev/null', sync: true }) };
@@ -60,6 +63,9 @@ export async function startRmmServer(
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-'));
   const level = options.logLevel ?? 'silent';
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: level });
+  // As src/main.ts does at start-up (the bare stand-ins get no such setting: V8 decides there), unless
+  // the bench's server flags set the factor themselves, for both servers alike.
+  if (!process.execArgv.some((flag) => flag.startsWith('--heap-growing-percent'))) setHeapGrowth(config.heapGrowthPercent);
   const secrets = { jwtSecret: randomBytes(32).toString('base64url'), encryptionKey: randomBytes(32) };
   const logger = createLogger({ level, ...(options.logDestination ? { destination: options.logDestination } : {}) });
   const app = await buildServerApp({ config, db, logger, secrets });

@@ -48,6 +48,17 @@ describe('loadConfig', () => {
     expect(err.message).not.toContain('\n');
   });
 
+  it('lets the heap grow to twice what survived by default; 0 leaves it to V8; anything else is refused with one line', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(100);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '250' }).heapGrowthPercent).toBe(250);
+    for (const value of ['401', '-5', '1.5', 'lots']) {
+      const err = failure({ HEAP_GROWTH_PERCENT: value });
+      expect(err.variable).toBe('HEAP_GROWTH_PERCENT');
+      expect(err.message).toBe(`Invalid configuration: HEAP_GROWTH_PERCENT must be a whole number of percent from 0 (V8 decides) to 400 (got ${JSON.stringify(value)})`);
+    }
+  });
+
   it('never echoes a secret value back', () => {
     const err = failure({ DATABASE_URL: 'mysql://user:hunter2@db/rmm' });
     expect(err.variable).toBe('DATABASE_URL');
