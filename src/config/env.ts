@@ -63,12 +63,12 @@ const envSchema = z
     TRUST_PROXY: trustProxy,
     MONITOR_INTERVAL_SECONDS: wholeNumber('60', 'seconds', 999_999),
     METRICS_RETENTION_DAYS: wholeNumber('90', 'days', 36_500),
+    METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
     HEAP_GROWTH_PERCENT: z
       .string()
       .default(String(DEFAULT_HEAP_GROWTH_PERCENT))
       .refine((v) => /^\d{1,3}$/.test(v) && Number(v) <= 400, 'must be a whole number of percent from 0 (V8 decides) to 400')
       .transform(Number),
-    METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
     TUNNEL_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
     TUNNEL_PORT_MIN: port(10000),
     TUNNEL_PORT_MAX: port(20000),
@@ -193,10 +193,10 @@ export interface Config {
   readonly monitorIntervalSeconds: number;
   /** Metric samples older than this are deleted. */
   readonly metricsRetentionDays: number;
-  /** How far the JavaScript heap may grow past what survived its last full collection (platform/heap-growth.ts). */
-  readonly heapGrowthPercent: number;
   /** Metric samples older than this are compacted (compressed on TimescaleDB). */
   readonly metricsCompressAfterDays: number;
+  /** How far the JavaScript heap may grow past what survived its last full collection (platform/heap-growth.ts). */
+  readonly heapGrowthPercent: number;
   /** Where tunnel proxy ports listen, and the range they are taken from. */
   readonly tunnels: { readonly bindAddress: string; readonly portMin: number; readonly portMax: number };
   /** Unset: generated once and kept in DATA_DIR/jwt-secret. */
@@ -277,8 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     monitorIntervalSeconds: e.MONITOR_INTERVAL_SECONDS,
     metricsRetentionDays: e.METRICS_RETENTION_DAYS,
-    heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     metricsCompressAfterDays: e.METRICS_COMPRESS_AFTER_DAYS,
+    heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     tunnels: Object.freeze({ bindAddress: e.TUNNEL_BIND_ADDRESS, portMin: e.TUNNEL_PORT_MIN, portMax: e.TUNNEL_PORT_MAX }),
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
