@@ -43,11 +43,12 @@ const trustProxy = z
   });
 
 /** A whole number from 1 to `max`, given as text. */
-function wholeNumber(fallback: string, unit: string, max: number) {
+/** A whole number from `min` (1 unless said; `minLabel` names it in the error) to `max`. */
+function wholeNumber(fallback: string, unit: string, max: number, { min = 1, minLabel = String(min) } = {}) {
   return z
     .string()
     .default(fallback)
-    .refine((v) => /^\d{1,12}$/.test(v) && Number(v) >= 1 && Number(v) <= max, `must be a whole number of ${unit} from 1 to ${max}`)
+    .refine((v) => /^\d{1,12}$/.test(v) && Number(v) >= min && Number(v) <= max, `must be a whole number of ${unit} from ${minLabel} to ${max}`)
     .transform(Number);
 }
 
@@ -64,11 +65,7 @@ const envSchema = z
     MONITOR_INTERVAL_SECONDS: wholeNumber('60', 'seconds', 999_999),
     METRICS_RETENTION_DAYS: wholeNumber('90', 'days', 36_500),
     METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
-    HEAP_GROWTH_PERCENT: z
-      .string()
-      .default(String(DEFAULT_HEAP_GROWTH_PERCENT))
-      .refine((v) => /^\d{1,3}$/.test(v) && Number(v) <= 400, 'must be a whole number of percent from 0 (V8 decides) to 400')
-      .transform(Number),
+    HEAP_GROWTH_PERCENT: wholeNumber(String(DEFAULT_HEAP_GROWTH_PERCENT), 'percent', 400, { min: 0, minLabel: '0 (V8 decides)' }),
     TUNNEL_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
     TUNNEL_PORT_MIN: port(10000),
     TUNNEL_PORT_MAX: port(20000),
