@@ -3,7 +3,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { LogThrottle } from '../platform/log-throttle.js';
 import type { Logger } from '../platform/logger.js';
@@ -11,12 +11,15 @@ import { acquireDataDirLock } from './data-dir-lock.js';
 import { failureSummary } from './db-errors.js';
 import { sendLongTextAsBytes } from './pglite-text-params.js';
 import { FairPGliteDialect } from './pglite-fair-dialect.js';
-import { preparingRegisteredTexts } from './prepared-statements.js';
+import { preparedNameOf, preparingRegisteredTexts } from './prepared-statements.js';
 import { withTimeSlices } from './pglite-time-slices.js';
 import { pgliteArtifacts } from './pglite-artifacts.js';
 import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
+
+/** Runs one statement of constant text (registered with preparedText for PostgreSQL) and returns its rows. */
+export type StatementRunner = <Row>(text: string, values: readonly unknown[]) => Promise<Row[]>;
 
 /** A database handle; `DB` is the app's schema (the RMM server's by default, the call-status service's own). */
 export interface DbHandle<DB = Database> {
@@ -26,6 +29,15 @@ export interface DbHandle<DB = Database> {
   readonly location: string;
   /** For the server's Prometheus metrics: the PostgreSQL pool (null on PGlite) and failed queries. */
   readonly stats: DbStats;
+  /**
+   * The heartbeat batch's way to the database (heartbeat-writer.ts). On PostgreSQL it goes to the pool
+   * without Kysely: Kysely's five nested async steps per query (connection provider, driver, logging
+   * wrapper, result transform) allocated about 7 KB per heartbeat in fleet-scale, where most batches hold
+   * one heartbeat; 7 % of what the server allocates per heartbeat, and young-generation collections come
+   * with the allocation (bench/README.md, 2026-11-27, night). On PGlite it goes through Kysely, whose
+   * dialect takes its turn on the one connection.
+   */
+  readonly run: StatementRunner;
   close(): Promise<void>;
 }
 
@@ -34,15 +46,21 @@ export interface DbStats {
   queryErrors(): number;
 }
 
-/** Kysely's log hook, counting failed queries. */
-function countingErrors(): { log: (event: LogEvent) => void; count: () => number } {
+/** Kysely's log hook, counting failed queries; `failed` counts one that went around Kysely. */
+function countingErrors(): { log: (event: LogEvent) => void; failed: () => void; count: () => number } {
   let errors = 0;
   return {
     log: (event) => {
       if (event.level === 'error') errors++;
     },
+    failed: () => void errors++,
     count: () => errors,
   };
+}
+
+/** A StatementRunner that sends through Kysely. */
+export function throughKysely(db: Kysely<unknown>): StatementRunner {
+  return <Row>(text: string, values: readonly unknown[]) => db.executeQuery<Row>(CompiledQuery.raw(text, [...values])).then((result) => result.rows as Row[]);
 }
 
 /** How long a query waits for a PostgreSQL connection (see openPostgres). */
@@ -101,7 +119,7 @@ export function wrapPglite<DB = Database>(pglite: PGlite, location: string): DbH
   sendLongTextAsBytes(pglite);
   const errors = countingErrors();
   const db = new Kysely<DB>({ dialect: new FairPGliteDialect({ pglite: withTimeSlices(pglite) }), log: errors.log });
-  return { db, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, close: once(() => db.destroy()) };
+  return { db, dialect: 'pglite', location, stats: { pool: () => null, queryErrors: errors.count }, run: throughKysely(db as Kysely<unknown>), close: once(() => db.destroy()) };
 }
 
 export function openPostgres<DB = Database>(url: string, logger: Logger, options: { max?: number } = {}): DbHandle<DB> {
@@ -129,7 +147,19 @@ export function openPostgres<DB = Database>(url: string, logger: Logger, options
   const errors = countingErrors();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: errors.log });
   const stats: DbStats = { pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }), queryErrors: errors.count };
-  return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, stats, close: once(() => db.destroy()) };
+  const run: StatementRunner = <Row>(text: string, values: readonly unknown[]) => {
+    const name = preparedNameOf(text);
+    // pg reads the values and never changes them.
+    const config = { text, values: values as unknown[] };
+    return pool.query(name === undefined ? config : { name, ...config }).then(
+      (result) => result.rows as Row[],
+      (err: unknown) => {
+        errors.failed();
+        throw err;
+      },
+    );
+  };
+  return { db, dialect: 'postgres', location: `PostgreSQL ${describeUrl(url)}`, stats, run, close: once(() => db.destroy()) };
 }
 
 /**

@@ -14,6 +14,11 @@ export function preparedText(text: string): string {
   return text;
 }
 
+/** The name `text` is prepared under, or undefined when it is not registered. */
+export function preparedNameOf(text: string): string | undefined {
+  return names.get(text);
+}
+
 /** Makes `client` send registered texts by name (pg's `{ name, text, values }` form). */
 export function preparingRegisteredTexts(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;

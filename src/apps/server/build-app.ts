@@ -247,6 +247,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   const heartbeats = new HeartbeatWriter(deps.db.db, [sampleWriter, new AttentionFactsWriter()], {
     lanes: deps.db.dialect === 'pglite' ? 1 : 2,
     ...(deps.db.dialect === 'pglite' ? { maxBatch: 500, gatherMs: 5 } : {}),
+    run: deps.db.run,
     committed: (accepted) =>
       alerting.heartbeatsCommitted(
         accepted.map((a) => ({ agentId: a.input.agentId, customerId: a.customerId, at: a.input.receivedAt, samples: heartbeats.readingOf(a.input, sampleWriter) })),

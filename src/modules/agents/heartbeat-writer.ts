@@ -5,7 +5,8 @@
 // a transaction's two extra round trips. While one batch is being written the next one fills up, so
 // throughput rises with load and a lone heartbeat waits for nobody. A failed batch fails all its
 // requests; nothing unacknowledged is lost.
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { throughKysely, type StatementRunner } from '../../db/create-db.js';
 import type { Database, Platform } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
@@ -84,6 +85,8 @@ export interface HeartbeatWriterOptions {
    * before the requests are answered, so it must only queue its work, and it must not throw.
    */
   committed?: (accepted: readonly AcceptedHeartbeat[]) => void;
+  /** How the batch statement is sent (DbHandle.run: on PostgreSQL, around Kysely); through `db` by default. */
+  run?: StatementRunner;
   /** Told how many bytes of system text each committed batch wrote (PGlite's vacuum and checkpoints, pglite-upkeep.ts). */
   wrote?: (bytes: number) => void;
 }
@@ -97,11 +100,12 @@ export class HeartbeatWriter {
   readonly #lanes: GroupCommit<PendingHeartbeat, HeartbeatOutcome>[];
   readonly #committed: ((accepted: readonly AcceptedHeartbeat[]) => void) | undefined;
   readonly #wrote: ((bytes: number) => void) | undefined;
+  readonly #run: StatementRunner;
   /** The statement's text per body size class (heartbeat-batch-statement.ts). */
   readonly #texts = new Map<number, string>();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     private readonly extensions: readonly HeartbeatBatchExtension[] = [],
     options: HeartbeatWriterOptions = {},
   ) {
@@ -110,6 +114,7 @@ export class HeartbeatWriter {
     const maxBatch = options.maxBatch ?? 200;
     this.#committed = options.committed;
     this.#wrote = options.wrote;
+    this.#run = options.run ?? throughKysely(db as Kysely<unknown>);
     const gatherMs = options.gatherMs ?? 0;
     this.#lanes = Array.from({ length: count }, () => new GroupCommit((inputs: PendingHeartbeat[]) => this.#writeLane(inputs), { maxBatch, gatherMs }));
   }
@@ -157,9 +162,7 @@ export class HeartbeatWriter {
     let text = this.#texts.get(slots);
     if (text === undefined) this.#texts.set(slots, (text = preparedText(batchStatementText(this.extensions, slots))));
     const parameters = batchParameters(rows, latest.map((h) => h.raw), slots);
-    const { rows: updated } = await this.db.executeQuery<{ ord: number; update_requested: boolean; customer_id: number | null }>(
-      CompiledQuery.raw(text, parameters),
-    );
+    const updated = await this.#run<{ ord: number; update_requested: boolean; customer_id: number | null }>(text, parameters);
     const stored = new Map(updated.map((r) => [batchKey(latest[r.ord - 1]!), { update_requested: r.update_requested, customer_id: r.customer_id }]));
     return { stored, latest };
   }
