@@ -166,6 +166,15 @@ describe('POST /agent/heartbeat stores the body byte for byte', () => {
     expect((await getSystem(plain)).body).toBe(`{"agent_id":"${plain}","platform":"linux","n":3}`);
   });
 
+  it('reads the declared fields as the schema says (agent_id in any case, hostname trimmed) and stores the body as sent', async () => {
+    const id = await register(agentKey, { hostname: 'before-trim', platform: 'linux' });
+    const text = `{"agent_id":"${id.toUpperCase()}","platform":"linux","hostname":"  trimmed-host  ","agent_version":"7.1","extra":{"agent_id":"kept"}}`;
+    const res = await heartbeat(text);
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await getAgent(id)).json()).toMatchObject({ id, hostname: 'trimmed-host', agent_version: '7.1', platform: 'linux' });
+    expect((await getSystem(id)).body).toBe(text);
+  });
+
   it('accepts a body between 1 MiB and 4 MiB (the heartbeat limit is 4 MiB)', async () => {
     const id = await register(agentKey, { hostname: 'big-one', platform: 'windows' });
     const text = `{"agent_id":"${id}","platform":"windows","pad":"${'x'.repeat(3 * MiB)}"}`;
@@ -190,6 +199,12 @@ describe('POST /agent/heartbeat errors', () => {
     ['platform is missing', () => `{"agent_id": "${id}"}`],
     ['agent_id is not hex', () => '{"agent_id": "not-hex-not-hex-not-hex", "platform": "linux"}'],
     ['the platform is unknown', () => `{"agent_id": "${id}", "platform": "macos"}`],
+    ['agent_sha256 is not 64 hexadecimal characters', () => `{"agent_id": "${id}", "platform": "linux", "agent_sha256": "abc"}`],
+    ['the hostname holds a NUL', () => `{"agent_id": "${id}", "platform": "linux", "hostname": "a\\u0000b"}`],
+    ['the hostname is too long', () => `{"agent_id": "${id}", "platform": "linux", "hostname": "${'h'.repeat(256)}"}`],
+    ['the body is an array', () => `[{"agent_id": "${id}", "platform": "linux"}]`],
+    ['the body is a string', () => '"heartbeat"'],
+    ['the body is null', () => 'null'],
   ])('answers 400 VALIDATION_ERROR when %s', async (_case, body) => {
     const before = await stored(id);
     expectError(await heartbeat(body()), 400, 'VALIDATION_ERROR');

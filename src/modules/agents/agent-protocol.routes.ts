@@ -15,6 +15,7 @@ import type { AgentService } from './agents.service.js';
 import type { UpdateFlags } from '../firmware/update-flag.js';
 import type { SoftwareInventory } from '../wau/software-inventory.js';
 import type { HeartbeatWriter } from './heartbeat-writer.js';
+import { heartbeatValidatorCompiler } from './heartbeat-body-validator.js';
 
 const tags = ['agent protocol'];
 type HeartbeatBody = z.infer<typeof heartbeatBody>;
@@ -165,6 +166,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
       // alone, and the schema checks the fields that go into the agent row.
       config: { access: 'agent', audit: false, rawText: true },
       onRequest: refuseWhenOverloaded(false),
+      validatorCompiler: heartbeatValidatorCompiler,
       schema: {
         summary: 'Heartbeat: the body is the system data, stored byte for byte',
         description:
