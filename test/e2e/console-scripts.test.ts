@@ -147,8 +147,10 @@ describe('scripts, history and bulk actions in the console', { timeout: PROCESS_
     // And the list on the Scripts page has it, with its counts.
     await page.goto(`${server.url}/scripts/bulk`);
     const listed = page.getByTestId('bulk-action-row').first();
-    await listed.waitFor({ timeout: 15_000 });
-    expect(await listed.textContent()).toMatch(/Run a command: echo "bulk \$\(\(6 \* 7\)\)".*Metzgerei Morgenrot.*admin.*3 done/);
+    // The row names the customer once the customers' list has loaded too ("customer 1" until then).
+    await expect
+      .poll(() => listed.textContent(), { timeout: 15_000 })
+      .toMatch(/Run a command: echo "bulk \$\(\(6 \* 7\)\)".*Metzgerei Morgenrot.*admin.*3 done/);
   });
 
   it('shows "waiting for agent" for an agent that is not connected, until the wait is cancelled', async () => {
