@@ -1,8 +1,8 @@
 // The heartbeat body's validator. The schema (heartbeatBody, a loose object: the declared fields
 // checked, everything else kept) is the route's contract and its OpenAPI; validated by zod as a whole,
-// every heartbeat's body was copied key by key into a new object, about 2.6 KB per heartbeat and a
-// quarter of what the server allocates beyond the bare route's parse besides the batch and the driver
-// (fleet-scale allocation profile, bench/README.md 2026-11-27, night). Here zod checks only the declared
+// every heartbeat's body was copied key by key into a new object, about 2.6 KB of the 95 KB a heartbeat
+// allocates (fleet-scale allocation profile, bench/README.md 2026-11-27, night), and the copy was among
+// what young-generation collections found alive while heartbeats waited. Here zod checks only the declared
 // fields, picked out, and their checked values (agent_id lowercased, hostname trimmed) are written back
 // into the parsed body, which is the request's own. Anything that is not a plain object, and any body
 // whose fields fail, goes through zod whole, so the refusals are zod's as before.
