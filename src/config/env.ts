@@ -42,8 +42,7 @@ const trustProxy = z
     return z.NEVER;
   });
 
-/** A whole number from 1 to `max`, given as text. */
-/** A whole number from `min` (1 unless said; `minLabel` names it in the error) to `max`. */
+/** A whole number, given as text, from `min` (1 unless said; `minLabel` names it in the error) to `max`. */
 function wholeNumber(fallback: string, unit: string, max: number, { min = 1, minLabel = String(min) } = {}) {
   return z
     .string()

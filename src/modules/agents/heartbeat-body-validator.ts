@@ -10,20 +10,17 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { heartbeatBody } from './agents.schemas.js';
+import { isObject } from './system-facts.js';
 
 const declaredFields = z.object(heartbeatBody.shape);
 const fieldNames = Object.keys(heartbeatBody.shape);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The route's validatorCompiler: for heartbeatBody the picked-fields path, anything else as the app's. */
 export const heartbeatValidatorCompiler: FastifySchemaCompiler<unknown> = (route) => {
   const whole = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
   if (route.schema !== heartbeatBody) return whole;
   return (body: unknown) => {
-    if (isPlainObject(body)) {
+    if (isObject(body)) {
       const picked: Record<string, unknown> = {};
       for (const name of fieldNames) if (Object.hasOwn(body, name)) picked[name] = body[name];
       const checked = declaredFields.safeParse(picked);

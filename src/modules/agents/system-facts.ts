@@ -13,7 +13,8 @@ type Obj = Record<string, unknown>;
 
 const INT4_MAX = 2_147_483_647;
 const MAX_TEXT = 200;
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON object (not an array, not null). */
+export const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const objects = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObject) : []);
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
