@@ -70,6 +70,12 @@ export function unpackOutput(output: Buffer | null): { stdout: string; stderr: s
 
 export class CommandHistory {
   readonly #writer: HistoryWriter;
+  /**
+   * Runs whose id is still being reserved while their command already travels: the reservation can
+   * take a database round trip (a new block of ids), and a read of the history must list a command the
+   * agent has already received.
+   */
+  readonly #reserving = new Set<Promise<unknown>>();
 
   constructor(
     db: Kysely<Database>,
@@ -107,6 +113,8 @@ export class CommandHistory {
         return null;
       },
     );
+    this.#reserving.add(reserved);
+    void reserved.finally(() => this.#reserving.delete(reserved));
     let answer: ExecAnswer;
     try {
       answer = await send();
@@ -123,8 +131,9 @@ export class CommandHistory {
   }
 
   /** Waits for every entry begun so far to be stored (reads of the history, shutdown). */
-  flush(): Promise<void> {
-    return this.#writer.flush();
+  async flush(): Promise<void> {
+    await Promise.all(this.#reserving);
+    await this.#writer.flush();
   }
 
   #finished(id: number | null, outcome: OutcomeOf): void {
