@@ -3,6 +3,8 @@
 // platform and version send what they have. Labels: the disk's mount, the interface's or gateway's name;
 // "" for scalar metrics.
 
+import { isObject } from '../agents/system-facts.js';
+
 export const METRIC_NAMES = [
   'cpu_usage',
   'memory_used_percent',
@@ -33,7 +35,6 @@ export interface ExtractedSample {
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 // A NUL cannot be stored in a text column (it failed the whole heartbeat batch) nor asked for in a query.
 const labelOf = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 255 && !v.includes('\u0000') ? v : undefined);
@@ -72,7 +73,8 @@ function add(samples: ExtractedSample[], metric: MetricName, value: number | und
 
 /**
  * Runs for every heartbeat, so it allocates nothing but the samples: no closure, no filtered copy of a
- * list, no destructured pairs (2.9–4.4 KB a heartbeat of the fleet simulator's three profiles before, 1.2–2.6 after).
+ * list, no destructured pairs (2.9–4.4 KB a heartbeat of the fleet simulator's three profiles before,
+ * 1.2–2.6 after).
  */
 export function extractSamples(body: Json): ExtractedSample[] {
   const samples: ExtractedSample[] = [];
