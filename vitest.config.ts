@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // Registers, for every file, the after-all hook that runs the helpers' cleaners (test/helpers/file-cleanup.ts).
+    setupFiles: ['test/each-file-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

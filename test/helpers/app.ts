@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { afterAll } from 'vitest';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import type { DbHandle } from '../../src/db/create-db.js';
@@ -13,6 +12,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { ServerSecrets } from '../../src/platform/server-secrets.js';
 import { createTestDb } from './db.js';
+import { afterEveryFile } from './file-cleanup.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -27,10 +27,10 @@ export interface TestApp {
 /** Data directories made by testConfig() in this test file. */
 const dataDirs: string[] = [];
 
-// Registered on import, so it runs after the test file's own afterAll hooks (they run in reverse
-// order): the apps and servers using these directories are closed by then. Some tests build a second
-// app on the same config, so the directories live as long as the file, not as one app.
-afterAll(async () => {
+// After the file's own after-all hooks: the apps and servers using these directories are closed by then.
+// Some tests build a second app on the same config, so the directories live as long as the file, not as
+// one app.
+afterEveryFile(async () => {
   await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 

@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { afterAll } from 'vitest';
+import { afterEveryFile } from './file-cleanup.js';
 import { freePort } from './free-port.js';
 import { renderHaproxyConfig, serverStates, type HaproxyBackend, type ServerState } from './haproxy-config.js';
 
@@ -58,7 +58,7 @@ function requireTool(name: string): string {
 /** Processes started here that have not exited yet: killed after the file's tests, even failed ones. */
 const running = new Set<ChildProcess>();
 
-afterAll(async () => {
+afterEveryFile(async () => {
   await Promise.all([...running].map((child) => endProcess(child, 'SIGKILL')));
 });
 

@@ -6,9 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { afterAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { CALLSTATUS_MIGRATIONS } from '../../src/db/migrator.js';
 import { createPostgresUrl, writeMigratedPglite } from './db.js';
+import { afterEveryFile } from './file-cleanup.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -58,8 +59,8 @@ async function killLeftovers(): Promise<void> {
   );
 }
 
-// For files that start servers without a data place; registered on import, so it runs last.
-afterAll(killLeftovers);
+// After every file, its own hooks first (files that start servers without a data place).
+afterEveryFile(killLeftovers);
 
 export interface ProcessDataPlaceOptions {
   /**
