@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { backendsFrom, percentiles, positiveNumber } from './lib/backends.js';
+import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { CommandServer, CommandServerKind } from './lib/command-server-child.js';
 import type { Backend } from './lib/databases.js';
@@ -62,7 +63,8 @@ function connectPeer(kind: CommandServerKind, server: CommandServer): Promise<We
 }
 
 async function start(kind: CommandServerKind, backend: Backend): Promise<Side | string> {
-  const rpc = forkRpc(SERVER_FILE);
+  // The real server with the Node flags it runs with in production (the echo baseline with Node's own).
+  const rpc = forkRpc(SERVER_FILE, kind === 'echo' ? [] : [...SERVER_NODE_FLAGS]);
   try {
     const server = await rpc.call<CommandServer>('start', { kind, backend });
     return { rpc, server, peer: await connectPeer(kind, server) };

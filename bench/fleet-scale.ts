@@ -19,9 +19,10 @@
 //
 // Environment: BENCH_FLEET_AGENTS (10000), BENCH_FLEET_INTERVAL_S (60), BENCH_FLEET_WARMUP_S (30),
 // BENCH_FLEET_MEASURE_S (60), BENCH_FLEET_RUNS (1), BENCH_FLEET_SERVER_FLAGS (Node flags for both
-// servers alike, e.g. `--max-semi-space-size=32`; none by default), BENCH_BACKENDS (the first one is
+// servers alike, after the real server's production flags of src/platform/node-flags.ts; none by default), BENCH_BACKENDS (the first one is
 // used; default: PostgreSQL when it answers, else PGlite), BENCH_DATABASE_URL.
 import { backendsFrom, positiveNumber } from './lib/backends.js';
+import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { gcNote, measureServer, type FleetFigures, type FleetSettings } from './lib/fleet-measure.js';
 import { median } from './lib/stats.js';
 import { meets, runWhenMain, type BenchRow, type Target } from './lib/table.js';
@@ -145,7 +146,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       baselineLabel: 'bare server scavenge ms',
       better: 'lower',
       target: TARGET_SCAVENGES,
-      note: `Collections in the minute, each run: ${pairs.map((p, i) => `${i + 1}: ${gcNote(p.rmm)} (bare: ${gcNote(p.bare)})`).join('; ')}.`,
+      note:
+        `The real server runs with its production Node flags (${SERVER_NODE_FLAGS.join(' ')}), the bare stand-in with Node's defaults. ` +
+        `Collections in the minute, each run: ${pairs.map((p, i) => `${i + 1}: ${gcNote(p.rmm)} (bare: ${gcNote(p.bare)})`).join('; ')}.`,
     }),
   ];
   if (s.runs > 1) rows.push(...build5Rows(pairs, { ...base, setting: agents }));

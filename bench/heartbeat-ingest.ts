@@ -27,6 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
+import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
 import type { CpuSample, ServerKind, StartParams, StartedServer } from './lib/fleet-server-child.js';
@@ -91,7 +92,8 @@ const message = (err: unknown) => (err instanceof Error ? err.message.split('\n'
 const f = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(digits));
 
 async function startServer(kind: ServerKind, backend: Backend, agentIds: string[], serverFlags: string[]): Promise<Running | string> {
-  const rpc = forkRpc(SERVER_FILE, serverFlags);
+  // The real server with the Node flags it runs with in production (the bare stand-in with Node's own).
+  const rpc = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...serverFlags]);
   try {
     const params: StartParams = kind === 'bare' ? { kind, backend } : { kind, backend, agentIds, logLevel: 'info' };
     return { rpc, started: await rpc.call<StartedServer>('start', params) };

@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/helpers/free-port.js';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
+import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
 import type { CommandServer } from './lib/command-server-child.js';
@@ -120,7 +121,7 @@ async function startAgentProcess(url: string, agentKey: string, readKey: string,
 /** The real server in its own process, a reference agent process connected to it, and a tunnel to the target. */
 async function startTunnel(backend: string, targetPort: number): Promise<Relay & { agentCpuMs(): Promise<number> }> {
   const agentDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-agent-'));
-  const server = forkRpc(SERVER_FILE);
+  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS]);
   let agent: ChildProcess | undefined;
   const close = async () => {
     if (agent) await stop(agent); // before the server, so the agent does not start reconnecting to it

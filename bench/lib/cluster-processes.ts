@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
 import { freePort } from '../../test/helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -57,7 +58,7 @@ export async function startInstance(env: Record<string, string>): Promise<Proc> 
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-instance-'));
   const base = { ...process.env };
   delete base.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...base, HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

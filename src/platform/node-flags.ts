@@ -1,0 +1,16 @@
+// The Node.js flags the server runs with: in `npm start`, the Docker image and the systemd unit of
+// docs/deploy.md (test/node-flags.test.ts keeps the three in step with this list), and in the benches'
+// real server. A V8 flag that sizes the heap is read when the process starts, so it cannot be set from
+// src/main.ts as the heap's growth factor is (heap-growth.ts).
+//
+// --max-semi-space-size=32: the young generation's two halves at up to 32 MB instead of Node's 16.
+// With 10,000 agents at one heartbeat a minute the server allocates about 2.2 times what a bare HTTP
+// server does per heartbeat, so with 16 MB it collected its young generation twice as often as the bare
+// stand-in, and each collection copied the heartbeats then waiting for their batch's commit: about 60
+// collections and 300 ms in a minute, 5–6× the bare stand-in's. With 32 MB, 31 collections and 122–179
+// ms, as many as the bare stand-in with Node's default; the server's CPU and its heartbeat p99 did not
+// get worse (bench/README.md, 2026-11-28). Before the heap's growth factor was raised (heap-growth.ts) a
+// bigger young generation set off full collections instead: V8 marks the old generation when the room
+// left in it is smaller than the young generation. The price: up to 32 MB more resident memory when the
+// young generation is at its largest.
+export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
