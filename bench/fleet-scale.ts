@@ -19,8 +19,9 @@
 //
 // Environment: BENCH_FLEET_AGENTS (10000), BENCH_FLEET_INTERVAL_S (60), BENCH_FLEET_WARMUP_S (30),
 // BENCH_FLEET_MEASURE_S (60), BENCH_FLEET_RUNS (1), BENCH_FLEET_SERVER_FLAGS (Node flags for both
-// servers alike, after the real server's production flags of src/platform/node-flags.ts; none by default), BENCH_BACKENDS (the first one is
-// used; default: PostgreSQL when it answers, else PGlite), BENCH_DATABASE_URL.
+// servers alike, after the real server's production flags of src/platform/node-flags.ts; none by
+// default), BENCH_BACKENDS (the first one is used; default: PostgreSQL when it answers, else PGlite),
+// BENCH_DATABASE_URL.
 import { backendsFrom, positiveNumber } from './lib/backends.js';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { gcNote, measureServer, type FleetFigures, type FleetSettings } from './lib/fleet-measure.js';
