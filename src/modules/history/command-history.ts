@@ -103,18 +103,21 @@ export class CommandHistory {
       timeout_s: timeoutS,
       started_at: this.clock.now(),
     };
-    const reserved = this.#writer.reserveId().then(
+    // Each handler takes the reservation out of #reserving itself: a `finally` would cost every exec
+    // one more promise and microtask.
+    const reserved: Promise<number | null> = this.#writer.reserveId().then(
       (id) => {
+        this.#reserving.delete(reserved);
         this.#writer.started(id, row);
         return id;
       },
       (err: unknown) => {
+        this.#reserving.delete(reserved);
         this.logger.error({ err, agentId }, 'could not record an exec in the command history');
         return null;
       },
     );
     this.#reserving.add(reserved);
-    void reserved.finally(() => this.#reserving.delete(reserved));
     let answer: ExecAnswer;
     try {
       answer = await send();
