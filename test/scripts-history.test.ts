@@ -3,7 +3,7 @@
 // text prints that text unchanged; every exec, ad hoc or scripted, is one history entry with who, when,
 // exit code, duration and output (capped at 256 KiB, stored compressed), searchable, per agent and
 // fleet-wide, within the caller's scope.
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { renderScript } from '../src/modules/scripts/script-render.js';
 import { expectError } from './helpers/assertions.js';
@@ -139,6 +139,20 @@ describe('command history', () => {
     expect(found.map((e) => e.id)).toEqual([id]);
     expect(((await call('GET', '/history?source=script')).json() as Entry[]).every((e) => e.source === 'script')).toBe(true);
     expect(((await call('GET', `/history?q=${encodeURIComponent('Say something')}`)).json() as Entry[]).length).toBe(2);
+  });
+
+  it('keeps a short output as it is, and still reads a short output an earlier version stored compressed', async () => {
+    const res = await call('POST', `/agents/${agent.id}/exec`, { command: 'echo short-4712' });
+    expect(res.statusCode, res.body).toBe(200);
+    const { history_id: id } = res.json() as { history_id: number };
+    expect((await call('GET', `/history/${id}`)).json()).toMatchObject({ stdout: 'short-4712\n', stderr: '', output_bytes: 11 });
+    const row = () => s.db.db.selectFrom('command_history').select('output').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(Buffer.from((await row()).output!).toString('utf8')).toBe('{"stdout":"short-4712\\n","stderr":""}');
+
+    // Until 2026-11-28 every output was stored gzip-compressed, however short.
+    const gzipped = gzipSync(JSON.stringify({ stdout: 'older-4713\n', stderr: 'warn\n' }));
+    await s.db.db.updateTable('command_history').set({ output: gzipped }).where('id', '=', id).execute();
+    expect((await call('GET', `/history/${id}`)).json()).toMatchObject({ stdout: 'older-4713\n', stderr: 'warn\n' });
   });
 
   it('records an exec the agent could not run as an error, and pages newest first', async () => {

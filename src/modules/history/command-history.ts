@@ -1,8 +1,8 @@
 // The command history (issue 33, Build 3): every exec, ad hoc or scripted, single, bulk or from a task,
 // goes through `run`, which records the run as the command leaves (so a run in progress is listed,
 // and its entry survives the technician leaving the page) and completes it with the exit code, the
-// duration and the output: stdout and stderr together at most 256 KiB, gzip-compressed. The writes
-// follow the answer instead of preceding it (history-writer.ts); reads wait for them (flush).
+// duration and the output: stdout and stderr together at most 256 KiB, gzip-compressed unless short.
+// The writes follow the answer instead of preceding it (history-writer.ts); reads wait for them (flush).
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { CommandHistoryTable, Database } from '../../db/schema.js';
@@ -19,6 +19,13 @@ export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** stderr keeps at most this much of the cap when both are long: the error is usually the point. */
 const STDERR_SHARE_BYTES = 64 * 1024;
 const PREVIEW_CHARS = 2048;
+/**
+ * Output whose stored JSON is shorter than this is kept as it is: gzip saves next to nothing on a line or
+ * two, and compressing costs every exec about 15 µs of CPU (a deflate state set up and torn down) while
+ * most commands print a line or two. Stored JSON starts with `{`, gzip with 0x1f 0x8b: reads tell them apart.
+ */
+const COMPRESS_FROM_BYTES = 512;
+const GZIP_MAGIC = [0x1f, 0x8b] as const;
 
 /** The agent's exec answer; fields beyond these (stdout_truncated, …) pass through untouched. */
 export interface ExecAnswer {
@@ -56,8 +63,9 @@ export function packOutput(answer: ExecAnswer) {
   const stderr = capUtf8(answer.stderr, Math.max(STDERR_SHARE_BYTES, OUTPUT_CAP_BYTES - Buffer.byteLength(answer.stdout, 'utf8')));
   const stdout = capUtf8(answer.stdout, OUTPUT_CAP_BYTES - Buffer.byteLength(stderr.text, 'utf8'));
   const kept = { stdout: stdout.text, stderr: stderr.text };
+  const json = Buffer.from(JSON.stringify(kept), 'utf8');
   return {
-    output: gzipSync(JSON.stringify(kept)),
+    output: json.length < COMPRESS_FROM_BYTES ? json : gzipSync(json),
     output_bytes: Buffer.byteLength(answer.stdout, 'utf8') + stderrBytes,
     output_truncated: stdout.cut || stderr.cut,
     output_preview: `${kept.stdout.slice(0, PREVIEW_CHARS)}${kept.stderr ? `\n${kept.stderr.slice(0, PREVIEW_CHARS)}` : ''}`,
@@ -65,7 +73,11 @@ export function packOutput(answer: ExecAnswer) {
 }
 
 export function unpackOutput(output: Buffer | null): { stdout: string; stderr: string } | null {
-  return output === null ? null : (JSON.parse(gunzipSync(output).toString('utf8')) as { stdout: string; stderr: string });
+  if (output === null) return null;
+  const gzipped = output[0] === GZIP_MAGIC[0] && output[1] === GZIP_MAGIC[1];
+  // PGlite returns bytea as a plain Uint8Array, whose toString() lists the bytes: decode explicitly.
+  const json = gzipped ? gunzipSync(output) : Buffer.from(output.buffer, output.byteOffset, output.byteLength);
+  return JSON.parse(json.toString('utf8')) as { stdout: string; stderr: string };
 }
 
 export class CommandHistory {
