@@ -8,12 +8,19 @@
 // CPU; the real one at the production log configuration (`info`, serialised, written to /dev/null). This
 // process sends the requests and holds the agent's (and the echo peer's) socket, with `ws`'s random
 // masking keys as real agents. The two alternate in rounds (A B A B …, BENCH_RT_ROUNDS pairs of
-// BENCH_ROUNDTRIPS ÷ rounds commands each, after 200 untimed commands on each); each ratio is the median
-// of the per-pair ratios. Targets (issue 36): p50 ≤ 1.4× and p99 ≤ 2× the baseline. Measured, never
-// asserted.
+// BENCH_ROUNDTRIPS ÷ rounds commands each); each ratio is the median of the per-pair ratios. Targets
+// (issue 36): p50 ≤ 1.4× and p99 ≤ 2× the baseline. Measured, never asserted.
+//
+// Both sides first answer BENCH_RT_WARMUP untimed commands, 2,000 by default: a server that has run for
+// a while. After the 200 of earlier runs (until 2026-11-28) both were still getting faster through the
+// five measured pairs, the echo server sooner (less code to compile), so early pairs flattered the real
+// server: ten pairs after 200 went from p50 1.19× and CPU 2.2× the echo's to 1.7–1.8× and 3.6–4.5×
+// (bench/README.md, 2026-11-28 morning).
 //
 // Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL,
-// BENCH_ROUNDTRIPS (2000 each side in all), BENCH_RT_ROUNDS (5).
+// BENCH_ROUNDTRIPS (2000 each side in all), BENCH_RT_ROUNDS (5), BENCH_RT_WARMUP (2000),
+// BENCH_RT_SERVER_FLAGS (Node flags for both servers alike, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
+// none by default).
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
@@ -29,7 +36,6 @@ export const name = 'command-roundtrip';
 const log = (message: string) => process.stderr.write(`[${name}] ${message}\n`);
 const SERVER_FILE = fileURLToPath(new URL('./lib/command-server-child.ts', import.meta.url));
 const EXEC_BODY = JSON.stringify({ command: 'echo hi', timeout: 10 });
-const WARMUP = 200;
 const TARGET_P50: Target = { op: '≤', value: 1.4 };
 const TARGET_P99: Target = { op: '≤', value: 2 };
 
@@ -62,9 +68,9 @@ function connectPeer(kind: CommandServerKind, server: CommandServer): Promise<We
   return new Promise((resolve, reject) => socket.once('open', () => resolve(socket)).once('error', reject));
 }
 
-async function start(kind: CommandServerKind, backend: Backend): Promise<Side | string> {
+async function start(kind: CommandServerKind, backend: Backend, extraFlags: readonly string[]): Promise<Side | string> {
   // The real server with the Node flags it runs with in production (the echo baseline with Node's own).
-  const rpc = forkRpc(SERVER_FILE, kind === 'echo' ? [] : [...SERVER_NODE_FLAGS]);
+  const rpc = forkRpc(SERVER_FILE, [...(kind === 'echo' ? [] : SERVER_NODE_FLAGS), ...extraFlags]);
   try {
     const server = await rpc.call<CommandServer>('start', { kind, backend });
     return { rpc, server, peer: await connectPeer(kind, server) };
@@ -109,10 +115,18 @@ async function close(side: Side | string): Promise<void> {
   await side.rpc.close();
 }
 
-async function runBackend(backend: Backend, total: number, rounds: number): Promise<BenchRow[]> {
+interface Settings {
+  total: number;
+  rounds: number;
+  warmup: number;
+  /** Node flags for both servers alike (diagnostics: `--cpu-prof`); none by default. */
+  serverFlags: string[];
+}
+
+async function runBackend(backend: Backend, { total, rounds, warmup, serverFlags }: Settings): Promise<BenchRow[]> {
   const perBlock = Math.max(1, Math.round(total / rounds));
   const base = { benchmark: name, backend, setting: `${rounds} pairs of ${perBlock} sequential`, better: 'lower' as const };
-  const [echo, real] = await Promise.all([start('echo', backend), start('rmm', backend)]);
+  const [echo, real] = await Promise.all([start('echo', backend, serverFlags), start('rmm', backend, serverFlags)]);
   try {
     if (typeof echo === 'string' || typeof real === 'string') {
       const why = [typeof echo === 'string' ? `the echo baseline failed to start: ${echo}` : '', typeof real === 'string' ? `the real server failed to start: ${real}` : ''].filter(Boolean).join('; ');
@@ -124,7 +138,7 @@ async function runBackend(backend: Backend, total: number, rounds: number): Prom
       ];
     }
     log(`${backend}: ${real.server.location}`);
-    for (const side of [echo, real]) await block(side, WARMUP);
+    for (const side of [echo, real]) await block(side, warmup);
     const pairs: Array<{ echo: Block; real: Block }> = [];
     for (let i = 0; i < rounds; i++) {
       const e = await block(echo, perBlock);
@@ -159,10 +173,14 @@ async function runBackend(backend: Backend, total: number, rounds: number): Prom
 }
 
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
-  const total = Math.round(positiveNumber(env, 'BENCH_ROUNDTRIPS', 2000));
-  const rounds = Math.round(positiveNumber(env, 'BENCH_RT_ROUNDS', 5));
+  const settings: Settings = {
+    total: Math.round(positiveNumber(env, 'BENCH_ROUNDTRIPS', 2000)),
+    rounds: Math.round(positiveNumber(env, 'BENCH_RT_ROUNDS', 5)),
+    warmup: Math.round(positiveNumber(env, 'BENCH_RT_WARMUP', 2000)),
+    serverFlags: (env.BENCH_RT_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean),
+  };
   const rows: BenchRow[] = [];
-  for (const backend of await backendsFrom(env)) rows.push(...(await runBackend(backend, total, rounds)));
+  for (const backend of await backendsFrom(env)) rows.push(...(await runBackend(backend, settings)));
   return rows;
 }
 
