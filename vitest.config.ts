@@ -1,9 +1,17 @@
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { PGLITE_PASS_ONLY } from './test/pglite-pass-only.js';
+
+const pgliteOnlyFiles = PGLITE_PASS_ONLY.flatMap((group) => group.files);
+const missing = pgliteOnlyFiles.filter((file) => !existsSync(new URL(file, import.meta.url)));
+if (missing.length > 0) throw new Error(`test/pglite-pass-only.ts names files that do not exist: ${missing.join(', ')}`);
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The PostgreSQL pass (TEST_DATABASE_URL set) leaves out what the database takes no part in (test/pglite-pass-only.ts).
+    exclude: process.env.TEST_DATABASE_URL ? [...configDefaults.exclude, ...pgliteOnlyFiles] : configDefaults.exclude,
     globalSetup: ['test/global-setup.ts'],
     // Registers, for every file, the after-all hook that runs the helpers' cleaners (test/helpers/file-cleanup.ts).
     setupFiles: ['test/each-file-setup.ts'],
