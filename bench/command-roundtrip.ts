@@ -14,7 +14,7 @@
 // Both sides first answer BENCH_RT_WARMUP untimed commands, 2,000 by default: a server that has run for
 // a while. After the 200 of earlier runs (until 2026-11-28) both were still getting faster through the
 // five measured pairs, the echo server sooner (less code to compile), so early pairs flattered the real
-// server: ten pairs after 200 went from p50 1.19× and CPU 2.2× the echo's to 1.7–1.8× and 3.6–4.5×
+// server: ten pairs after 200 went from p50 1.19× and CPU 2.2× the echo's to 1.7–2.1× and 3.6–4.5×
 // (bench/README.md, 2026-11-28 morning).
 //
 // Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL,

@@ -1,8 +1,8 @@
 // The script library and the command history (issue 33, Build 3), against a reference agent that runs
 // every exec for real over its socket: a saved sh or bash script with a parameter whose value is hostile
 // text prints that text unchanged; every exec, ad hoc or scripted, is one history entry with who, when,
-// exit code, duration and output (capped at 256 KiB, stored compressed), searchable, per agent and
-// fleet-wide, within the caller's scope.
+// exit code, duration and output (capped at 256 KiB, stored compressed unless short), searchable, per
+// agent and fleet-wide, within the caller's scope.
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { renderScript } from '../src/modules/scripts/script-render.js';
