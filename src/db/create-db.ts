@@ -103,11 +103,15 @@ export async function createDb<DB = Database>(
  */
 const PGLITE_SETTINGS = ['-c', 'full_page_writes=off', '-c', 'wal_init_zero=off', '-c', 'min_wal_size=32MB', '-c', 'max_wal_size=256MB'];
 
-/** PGlite on a directory, or in memory (optionally started from a dump made by `dumpDataDir`). */
-export async function openPglite<DB = Database>(options: { dataDir?: string; loadDataDir?: Blob }): Promise<DbHandle<DB>> {
+/**
+ * PGlite on a directory, or in memory (optionally started from a dump made by `dumpDataDir`).
+ * `settings`: further `-c name=value` start parameters after the product's own (the tests' smaller
+ * buffer pool, test/helpers/db.ts).
+ */
+export async function openPglite<DB = Database>(options: { dataDir?: string; loadDataDir?: Blob; settings?: readonly string[] }): Promise<DbHandle<DB>> {
   const pglite = await PGlite.create({
     ...(await pgliteArtifacts()),
-    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS, ...(options.settings ?? [])],
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });

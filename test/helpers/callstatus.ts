@@ -13,7 +13,7 @@ import { openPglite, openPostgres, type DbHandle } from '../../src/db/create-db.
 import { CALLSTATUS_MIGRATIONS, migrateToLatest } from '../../src/db/migrator.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';
-import { createPostgresUrl, testDbKind } from './db.js';
+import { createPostgresUrl, TEST_PGLITE_SETTINGS, testDbKind } from './db.js';
 
 export interface CallstatusTest {
   app: FastifyInstance;
@@ -36,7 +36,7 @@ export async function startCallstatus(options: CallstatusOptions = {}): Promise<
   // The call-status service has its own migrations, so it starts from an empty database, not the
   // RMM template the other tests copy.
   const postgres = testDbKind() === 'postgres' ? await createPostgresUrl() : undefined;
-  const db = postgres ? openPostgres<CallstatusDatabase>(postgres.url, logger) : await openPglite<CallstatusDatabase>({});
+  const db = postgres ? openPostgres<CallstatusDatabase>(postgres.url, logger) : await openPglite<CallstatusDatabase>({ settings: TEST_PGLITE_SETTINGS });
   await migrateToLatest(db, CALLSTATUS_MIGRATIONS);
   const adminToken = options.adminToken === null ? undefined : (options.adminToken ?? randomBytes(24).toString('base64url'));
   const app = await buildCallstatusApp({ db, logger, adminToken, clock: options.clock });

@@ -9,6 +9,14 @@ import { pgliteArtifacts } from '../../src/db/pglite-artifacts.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createDatabase, dropDatabase, withDatabase } from './postgres-admin.js';
 
+/**
+ * Start parameters of the tests' embedded databases. PostgreSQL's 128 MB of shared buffers (PGlite keeps
+ * the default) are set up in WebAssembly memory at every start: loading the run's dump took 1.4–2.0 s of
+ * CPU with them and 0.9–1.3 s with 16 MB (2026-11-28, three rounds), and the PGlite pass loads one or more
+ * per test file. A test database holds a few MB, so the smaller pool caches all of it all the same.
+ */
+export const TEST_PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'] as const;
+
 export function testDbKind(): 'pglite' | 'postgres' {
   return inject('testDb').kind;
 }
@@ -23,7 +31,7 @@ function runDump(file: string): Promise<Blob> {
 export async function createTestDb(): Promise<DbHandle> {
   const plan = inject('testDb');
   if (plan.kind === 'pglite') {
-    return openPglite({ loadDataDir: await runDump(plan.dumpFile) });
+    return openPglite({ loadDataDir: await runDump(plan.dumpFile), settings: TEST_PGLITE_SETTINGS });
   }
   const name = await createDatabase(plan, plan.template);
   const handle = openPostgres(withDatabase(plan.adminUrl, name), createLogger({ level: 'silent' }));
@@ -70,13 +78,13 @@ export async function writeMigratedPglite(dir: string, set: MigrationSet = RMM_M
   if (set === RMM_MIGRATIONS) {
     dump = await runDump(plan.dumpFile);
   } else {
-    const memory = await PGlite.create(await pgliteArtifacts());
+    const memory = await PGlite.create({ ...(await pgliteArtifacts()), startParams: [...PGlite.defaultStartParams, ...TEST_PGLITE_SETTINGS] });
     const handle = wrapPglite(memory, 'migration template');
     await migrateToLatest(handle, set);
     dump = await memory.dumpDataDir('none');
     await handle.close();
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const disk = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: dir, loadDataDir: dump });
+  const disk = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: dir, loadDataDir: dump, startParams: [...PGlite.defaultStartParams, ...TEST_PGLITE_SETTINGS] });
   await disk.close();
 }
