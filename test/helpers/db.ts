@@ -16,6 +16,8 @@ import { createDatabase, dropDatabase, withDatabase } from './postgres-admin.js'
  * per test file. A test database holds a few MB, so the smaller pool caches all of it all the same.
  */
 export const TEST_PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'] as const;
+/** The same for a PGlite made directly (PGlite.create), not through openPglite. */
+const TEST_START_PARAMS = [...PGlite.defaultStartParams, ...TEST_PGLITE_SETTINGS];
 
 export function testDbKind(): 'pglite' | 'postgres' {
   return inject('testDb').kind;
@@ -78,13 +80,13 @@ export async function writeMigratedPglite(dir: string, set: MigrationSet = RMM_M
   if (set === RMM_MIGRATIONS) {
     dump = await runDump(plan.dumpFile);
   } else {
-    const memory = await PGlite.create({ ...(await pgliteArtifacts()), startParams: [...PGlite.defaultStartParams, ...TEST_PGLITE_SETTINGS] });
+    const memory = await PGlite.create({ ...(await pgliteArtifacts()), startParams: TEST_START_PARAMS });
     const handle = wrapPglite(memory, 'migration template');
     await migrateToLatest(handle, set);
     dump = await memory.dumpDataDir('none');
     await handle.close();
   }
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const disk = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: dir, loadDataDir: dump, startParams: [...PGlite.defaultStartParams, ...TEST_PGLITE_SETTINGS] });
+  const disk = await PGlite.create({ ...(await pgliteArtifacts()), dataDir: dir, loadDataDir: dump, startParams: TEST_START_PARAMS });
   await disk.close();
 }
