@@ -21,7 +21,8 @@
 // of direct (the earlier target). Measured, never asserted.
 //
 // Environment: BENCH_TUNNEL_MIB (512), BENCH_TUNNEL_RUNS (5), BENCH_BACKENDS (the first one is used;
-// default: PostgreSQL when it answers, else PGlite), BENCH_DATABASE_URL.
+// default: PostgreSQL when it answers, else PGlite), BENCH_DATABASE_URL, BENCH_TUNNEL_SERVER_FLAGS (Node
+// flags for the server after its own, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; none by default).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -119,9 +120,9 @@ async function startAgentProcess(url: string, agentKey: string, readKey: string,
 }
 
 /** The real server in its own process, a reference agent process connected to it, and a tunnel to the target. */
-async function startTunnel(backend: string, targetPort: number): Promise<Relay & { agentCpuMs(): Promise<number> }> {
+async function startTunnel(backend: string, targetPort: number, serverFlags: string[]): Promise<Relay & { agentCpuMs(): Promise<number> }> {
   const agentDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-agent-'));
-  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS]);
+  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS, ...serverFlags]);
   let agent: ChildProcess | undefined;
   const close = async () => {
     if (agent) await stop(agent); // before the server, so the agent does not start reconnecting to it
@@ -171,12 +172,13 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const runs = Math.round(positiveNumber(env, 'BENCH_TUNNEL_RUNS', 5));
   const backend = (await backendsFrom(env))[0]!;
   const mib = totalBytes / MiB;
-  const setting = (sessions: number) => `${mib} MiB echo, ${sessions} session${sessions === 1 ? '' : 's'}, ×${runs}`;
+  const flags = env.BENCH_TUNNEL_SERVER_FLAGS?.trim() ?? '';
+  const setting = (sessions: number) => `${mib} MiB echo, ${sessions} session${sessions === 1 ? '' : 's'}, ×${runs}${flags ? ` (server: ${flags})` : ''}`;
   const rateRow = { benchmark: name, backend, unit: 'MiB/s', baselineLabel: 'direct loopback TCP MiB/s', better: 'higher' as const, target: TARGET_RATE };
   const cpuRow = { benchmark: name, backend, unit: 'server CPU s/GiB', baselineLabel: 'one socat hop CPU s/GiB', better: 'lower' as const, target: TARGET_CPU };
 
   const load = await startEchoLoad();
-  const [tunnel, socat] = await Promise.allSettled([startTunnel(backend, load.echoPort), startSocatHop(load.echoPort)]);
+  const [tunnel, socat] = await Promise.allSettled([startTunnel(backend, load.echoPort, flags.split(/\s+/).filter(Boolean)), startSocatHop(load.echoPort)]);
   try {
     if (tunnel.status === 'rejected') {
       const note = `not measured: the tunnel failed to start: ${message(tunnel.reason)}`;
