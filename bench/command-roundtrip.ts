@@ -24,7 +24,7 @@
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { backendsFrom, percentiles, positiveNumber } from './lib/backends.js';
+import { backendsFrom, nodeFlags, percentiles, positiveNumber } from './lib/backends.js';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { CommandServer, CommandServerKind } from './lib/command-server-child.js';
@@ -125,7 +125,7 @@ interface Settings {
 
 async function runBackend(backend: Backend, { total, rounds, warmup, serverFlags }: Settings): Promise<BenchRow[]> {
   const perBlock = Math.max(1, Math.round(total / rounds));
-  const base = { benchmark: name, backend, setting: `${rounds} pairs of ${perBlock} sequential`, better: 'lower' as const };
+  const base = { benchmark: name, backend, setting: `${rounds} pairs of ${perBlock} sequential${serverFlags.length ? ` (both servers: ${serverFlags.join(' ')})` : ''}`, better: 'lower' as const };
   const [echo, real] = await Promise.all([start('echo', backend, serverFlags), start('rmm', backend, serverFlags)]);
   try {
     if (typeof echo === 'string' || typeof real === 'string') {
@@ -177,7 +177,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
     total: Math.round(positiveNumber(env, 'BENCH_ROUNDTRIPS', 2000)),
     rounds: Math.round(positiveNumber(env, 'BENCH_RT_ROUNDS', 5)),
     warmup: Math.round(positiveNumber(env, 'BENCH_RT_WARMUP', 2000)),
-    serverFlags: (env.BENCH_RT_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    serverFlags: nodeFlags(env, 'BENCH_RT_SERVER_FLAGS'),
   };
   const rows: BenchRow[] = [];
   for (const backend of await backendsFrom(env)) rows.push(...(await runBackend(backend, settings)));

@@ -22,7 +22,7 @@
 // servers alike, after the real server's production flags of src/platform/node-flags.ts; none by
 // default), BENCH_BACKENDS (the first one is used; default: PostgreSQL when it answers, else PGlite),
 // BENCH_DATABASE_URL.
-import { backendsFrom, positiveNumber } from './lib/backends.js';
+import { backendsFrom, nodeFlags, positiveNumber } from './lib/backends.js';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { gcNote, measureServer, type FleetFigures, type FleetSettings } from './lib/fleet-measure.js';
 import { median } from './lib/stats.js';
@@ -50,7 +50,7 @@ function settingsFrom(env: NodeJS.ProcessEnv): FleetSettings & { runs: number } 
     warmupMs: positiveNumber(env, 'BENCH_FLEET_WARMUP_S', 30) * 1000,
     measureMs: positiveNumber(env, 'BENCH_FLEET_MEASURE_S', 60) * 1000,
     runs: Math.round(positiveNumber(env, 'BENCH_FLEET_RUNS', 1)),
-    serverFlags: (env.BENCH_FLEET_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    serverFlags: nodeFlags(env, 'BENCH_FLEET_SERVER_FLAGS'),
   };
 }
 

@@ -26,7 +26,7 @@
 // flags for both servers alike, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; none by default).
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { backendsFrom, positiveNumber } from './lib/backends.js';
+import { backendsFrom, nodeFlags, positiveNumber } from './lib/backends.js';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
@@ -75,7 +75,7 @@ async function settingsFrom(env: NodeJS.ProcessEnv): Promise<Settings> {
     bodyBytes: Math.round(positiveNumber(env, 'BENCH_BODY_BYTES', 30 * 1024)),
     backends: await backendsFrom(env),
     fixture: env.BENCH_FIXTURE ?? DEFAULT_FIXTURE,
-    serverFlags: (env.BENCH_INGEST_SERVER_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    serverFlags: nodeFlags(env, 'BENCH_INGEST_SERVER_FLAGS'),
   };
 }
 

@@ -32,7 +32,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../test/helpers/free-port.js';
-import { backendsFrom, positiveNumber } from './lib/backends.js';
+import { backendsFrom, nodeFlags, positiveNumber } from './lib/backends.js';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
@@ -172,13 +172,13 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const runs = Math.round(positiveNumber(env, 'BENCH_TUNNEL_RUNS', 5));
   const backend = (await backendsFrom(env))[0]!;
   const mib = totalBytes / MiB;
-  const flags = env.BENCH_TUNNEL_SERVER_FLAGS?.trim() ?? '';
-  const setting = (sessions: number) => `${mib} MiB echo, ${sessions} session${sessions === 1 ? '' : 's'}, ×${runs}${flags ? ` (server: ${flags})` : ''}`;
+  const serverFlags = nodeFlags(env, 'BENCH_TUNNEL_SERVER_FLAGS');
+  const setting = (sessions: number) => `${mib} MiB echo, ${sessions} session${sessions === 1 ? '' : 's'}, ×${runs}${serverFlags.length ? ` (server: ${serverFlags.join(' ')})` : ''}`;
   const rateRow = { benchmark: name, backend, unit: 'MiB/s', baselineLabel: 'direct loopback TCP MiB/s', better: 'higher' as const, target: TARGET_RATE };
   const cpuRow = { benchmark: name, backend, unit: 'server CPU s/GiB', baselineLabel: 'one socat hop CPU s/GiB', better: 'lower' as const, target: TARGET_CPU };
 
   const load = await startEchoLoad();
-  const [tunnel, socat] = await Promise.allSettled([startTunnel(backend, load.echoPort, flags.split(/\s+/).filter(Boolean)), startSocatHop(load.echoPort)]);
+  const [tunnel, socat] = await Promise.allSettled([startTunnel(backend, load.echoPort, serverFlags), startSocatHop(load.echoPort)]);
   try {
     if (tunnel.status === 'rejected') {
       const note = `not measured: the tunnel failed to start: ${message(tunnel.reason)}`;

@@ -53,4 +53,9 @@ export function positiveNumber(env: NodeJS.ProcessEnv, key: string, fallback: nu
   return value;
 }
 
+/** Node flags for the servers under test from `key` (space-separated, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`); none when unset. */
+export function nodeFlags(env: NodeJS.ProcessEnv, key: string): string[] {
+  return (env[key] ?? '').split(/\s+/).filter(Boolean);
+}
+
 export { percentiles } from '../../src/platform/percentiles.js';
