@@ -5,16 +5,23 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
+/**
+ * A compiled WebAssembly module. The global `WebAssembly` namespace is declared only by the DOM and
+ * web-worker type libraries, which the server does not load (tsconfig.build.json compiles it without
+ * them), so its type is named here; PGlite takes it as it is.
+ */
+type CompiledWasm = object;
+
 export interface PgliteArtifacts {
-  pgliteWasmModule: WebAssembly.Module;
+  pgliteWasmModule: CompiledWasm;
   /** A new database's initdb (a module of its own, small). */
-  initdbWasmModule: WebAssembly.Module;
+  initdbWasmModule: CompiledWasm;
   fsBundle: Blob;
 }
 
 const resolvePackageFile = createRequire(import.meta.url).resolve;
-// The global's functions are not in the server's type libraries (no DOM), only its types are.
-const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }).WebAssembly;
+// Neither the global's functions nor its types are in the server's type libraries (no DOM).
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledWasm> } }).WebAssembly;
 let loading: Promise<PgliteArtifacts> | undefined;
 
 /** The compiled module and the bundle, shared by every PGlite instance of this process. */
