@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   DATABASE_UNAVAILABLE: 503,
   NO_FREE_PORT: 503,
   CLUSTER_UNAVAILABLE: 503,
+  TERMINAL_UNAVAILABLE: 503,
   AGENT_TIMEOUT: 504,
 } as const satisfies Record<string, number>;
 

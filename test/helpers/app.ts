@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildServerApp } from '../../src/apps/server/build-app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import type { DbHandle } from '../../src/db/create-db.js';
+import type { PtyLoader } from '../../src/modules/terminal/pty-module.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { ServerSecrets } from '../../src/platform/server-secrets.js';
@@ -59,6 +60,8 @@ export interface TestAppOptions {
   maxAgentRequestsInFlight?: number;
   /** Registrations in progress at most before 503 (the product's default otherwise). */
   maxRegistrationsInFlight?: number;
+  /** The web terminal's PTY loader (the real library otherwise). */
+  loadPty?: PtyLoader;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -79,6 +82,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildServerApp({ config, db, logger, secrets: testSecrets(), clock: options.clock, bcryptRounds: 4, backgroundJobs: options.backgroundJobs ?? false,
     ...(options.maxAgentRequestsInFlight !== undefined ? { maxAgentRequestsInFlight: options.maxAgentRequestsInFlight } : {}),
     ...(options.maxRegistrationsInFlight !== undefined ? { maxRegistrationsInFlight: options.maxRegistrationsInFlight } : {}),
+    ...(options.loadPty ? { loadPty: options.loadPty } : {}),
   });
   await options.extend?.(app);
   await app.ready();

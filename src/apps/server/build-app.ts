@@ -49,6 +49,7 @@ import { countResponses, prometheusRoutes } from '../../modules/prometheus/prome
 import { ServerMetrics } from '../../modules/prometheus/server-metrics.js';
 import { bulkRoutes } from '../../modules/bulk/bulk.routes.js';
 import { BulkService } from '../../modules/bulk/bulk.service.js';
+import type { PtyLoader } from '../../modules/terminal/pty-module.js';
 import { terminalRoutes } from '../../modules/terminal/terminal.routes.js';
 import { vpnRoutes } from '../../modules/vpn/vpn.routes.js';
 import { VpnService } from '../../modules/vpn/vpn.service.js';
@@ -123,6 +124,8 @@ export interface ServerDeps {
   backgroundJobs?: boolean;
   /** TLS key and certificate (PEM) when the server terminates TLS itself. */
   https?: { key: Buffer; cert: Buffer };
+  /** Loads the web terminal's PTY library (the real one by default); tests make it fail as a missing binary does. */
+  loadPty?: PtyLoader;
 }
 
 export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance> {
@@ -330,7 +333,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(scriptRoutes, { scripts });
       await api.register(bulkRoutes, { bulk });
       if (deps.config.terminal.enabled) {
-        await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit, instanceId: deps.config.cluster?.instanceId });
+        await api.register(terminalRoutes, { shell: deps.config.terminal.shell, allowedOrigins: deps.config.allowedOrigins, audit: core.audit, instanceId: deps.config.cluster?.instanceId, loadPty: deps.loadPty });
       }
       await api.register(vpnRoutes, { vpn: new VpnService(agents, commander) });
       await api.register(metricRoutes, { metrics: new MetricsService(deps.db.db, agents, clock) });

@@ -5,10 +5,11 @@
 // queue is long, so a slow browser cannot make the server buffer without bound.
 import { existsSync } from 'node:fs';
 import os from 'node:os';
-import * as pty from 'node-pty';
+import type { IPty } from '@lydell/node-pty';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { DrainWatch } from '../agent-hub/drain-watch.js';
+import type { PtyModule } from './pty-module.js';
 
 export const IDLE_LIMIT_MS = 30 * 60_000;
 const HIGH_WATER = 1024 * 1024;
@@ -30,17 +31,19 @@ export interface SessionEnd {
 }
 
 export class TerminalSession {
-  readonly #pty: pty.IPty;
+  readonly #pty: IPty;
   readonly #startedAt = Date.now();
   #idleTimer: NodeJS.Timeout | undefined;
   #ended = false;
 
   constructor(
     private readonly ws: WebSocket,
+    pty: PtyModule,
     options: { shell: string; cols: number; rows: number; username: string },
     private readonly onEnd: (end: SessionEnd) => void,
   ) {
-    const home = os.homedir();
+    // A service user's home may not exist (useradd --system, nobody's /nonexistent): the shell starts in /.
+    const home = existsSync(os.homedir()) ? os.homedir() : '/';
     // A small, explicit environment: the server's own (database URL, secrets) must not reach the shell.
     const env = { HOME: home, PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', TERM: 'xterm-256color', LANG: process.env.LANG ?? 'C.UTF-8', RMM_USER: options.username };
     this.#pty = pty.spawn(options.shell, [], { name: 'xterm-256color', cols: options.cols, rows: options.rows, cwd: home, env, encoding: null });
@@ -68,7 +71,9 @@ export class TerminalSession {
   #fromClient(data: Buffer, isBinary: boolean): void {
     this.#touch();
     if (isBinary) {
-      this.#pty.write(data);
+      // Bytes as they came (a keystroke may be half a UTF-8 sequence): the PTY's socket takes a Buffer,
+      // though this package's typings name only strings (node-pty's own take Buffers too).
+      this.#pty.write(data as unknown as string);
       return;
     }
     let parsed: unknown;

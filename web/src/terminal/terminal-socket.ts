@@ -1,5 +1,7 @@
 // The terminal WebSocket (contract §11) as the page uses it: keystrokes go as binary messages, size
-// changes as JSON text messages, output arrives as binary. Close codes become the sentence a user reads.
+// changes as JSON text messages, output arrives as binary. Close codes become the sentence a user reads;
+// a refused upgrade, whose status the browser hides, is asked about over plain HTTP.
+import { api, ApiError } from '../api/client';
 import { currentToken } from '../api/session';
 
 export interface TerminalSize {
@@ -41,7 +43,14 @@ export class TerminalSocket {
       }
       events.output(new Uint8Array(event.data));
     };
-    this.ws.onclose = (event) => events.closed(closeReason(event.code, this.opened));
+    this.ws.onclose = (event) => {
+      if (this.opened) events.closed(closeReason(event.code));
+      // Unless the page has left meanwhile (close() clears the handler).
+      else
+        void refusalReason().then((reason) => {
+          if (this.ws.onclose) events.closed(reason);
+        });
+    };
   }
 
   /** Keystrokes (and pasted text) as UTF-8. */
@@ -67,11 +76,25 @@ export class TerminalSocket {
   }
 }
 
-function closeReason(code: number, opened: boolean): string {
-  // A refused upgrade reaches the page only as 1006: the browser hides the HTTP status.
-  if (!opened) {
-    return 'The terminal could not be opened. It may be turned off on this server (TERMINAL_ENABLED=false), your session may have ended, or you already have five terminals open.';
+/**
+ * A refused upgrade reaches the page only as close code 1006: the browser hides the HTTP status. The
+ * same request without the upgrade goes through the same checks and answers with the contract's error
+ * body (426 when every check passed, so the refusal was the network's).
+ */
+async function refusalReason(): Promise<string> {
+  try {
+    await api('/terminal');
+  } catch (err) {
+    if (err instanceof ApiError) {
+      if (err.code === 'TERMINAL_UNAVAILABLE') return `The terminal is unavailable on this server: ${err.message.replace(/^terminal unavailable: /, '')}.`;
+      if (err.status === 404) return 'The terminal is turned off on this server (TERMINAL_ENABLED=false).';
+      if (err.status === 429 || err.status === 403) return err.message;
+    }
   }
+  return 'The terminal could not be opened. Your session may have ended, or the connection to the server was refused.';
+}
+
+function closeReason(code: number): string {
   switch (code) {
     case 1000:
       return 'The shell has exited.';
