@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts that run before anything is compiled (scripts/build.mjs, the smoke test).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', Buffer: 'readonly', AbortSignal: 'readonly' } },
+  },
+  {
     files: ['web/src/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-syntax': [
