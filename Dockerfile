@@ -1,32 +1,30 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: compile TypeScript and build the web console with dev dependencies, ship only compiled output and production
-# dependencies, run as the unprivileged `node` user. Data (embedded database, secrets) lives in /data.
+# Multi-stage: compile TypeScript and build the web console with dev dependencies, then make the
+# production folder with deploy/production-tree.sh (the same recipe deploy/smoke.sh tests on every CI
+# run: compiled dist/ and the production dependencies), and run it as the unprivileged `node` user.
+# Data (embedded database, secrets) lives in /data.
+# No install scripts anywhere: every native module ships its binaries in its packages (README, "Install").
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Install scripts off, as on the development machines: bcrypt, node-pty and bufferutil load the
-# binaries their packages ship (node-pty's script would try to compile, which a slim image cannot).
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY migrations ./migrations
 COPY web ./web
 RUN npm run build
+COPY deploy/production-tree.sh ./deploy/
+RUN sh deploy/production-tree.sh /app /production
 
-FROM node:20-bookworm-slim AS prod-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
-
+# deploy/smoke.sh reads this stage's ENV and CMD and starts its production folder with exactly them.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     DATA_DIR=/data \
     PORT=8080
 WORKDIR /app
-COPY --from=prod-deps /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY package.json ./
+COPY --from=build /production ./
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

@@ -30,7 +30,7 @@ describe('the server is started with its Node.js flags', () => {
   const commands = {
     'npm start': (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start,
     Dockerfile: read('Dockerfile').split('\n').find((line) => line.startsWith('CMD [')) ?? '',
-    'the systemd unit (docs/deploy.md)': read('docs/deploy.md').split('\n').find((line) => line.startsWith('ExecStart=') && line.includes('dist/src/main.js')) ?? '',
+    'the systemd unit (deploy/systemd/rmm.service)': read('deploy/systemd/rmm.service').split('\n').find((line) => line.startsWith('ExecStart=') && line.includes('dist/src/main.js')) ?? '',
   };
 
   it.each(Object.entries(commands))('%s', (_where, command) => {
