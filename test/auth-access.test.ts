@@ -27,9 +27,12 @@ const concrete = (url: string) => url.replace(/:[^/]+/g, '1') + (url.endsWith('/
 // The contract's lists, written out by path so that a wrong declaration on a route is caught.
 // GET /metrics takes no API credentials: it has its own guard (METRICS_TOKEN, else this machine only).
 const NO_CREDENTIALS = ['POST /api/v1/auth/login', 'POST /api/v1/auth/2fa/validate', 'POST /api/v1/auth/2fa/passkey-options', 'POST /api/v1/auth/2fa/passkey', 'GET /api/v1/auth/passkey-login', 'POST /api/v1/auth/passkey-options', 'POST /api/v1/auth/passkey-login', 'GET /api/v1/auth/sso/providers', 'GET /api/v1/auth/sso/:id/start', 'GET /api/v1/auth/sso/:id/callback', 'POST /api/v1/auth/sso/exchange', 'GET /healthz', 'GET /readyz', 'GET /api/v1/openapi.json', 'GET /metrics'];
+/** Registering an agent is the agent's act (issue 57): agent keys only, every other key and every user 403. */
+const AGENT_KEY_ONLY = [/^POST \/api\/v1\/agent\/register$/];
 const AGENT_KEY = [
   /^GET \/api\/v1\/agent\/ws$/,
-  /^POST \/api\/v1\/agent\/(register|heartbeat)$/,
+  ...AGENT_KEY_ONLY,
+  /^POST \/api\/v1\/agent\/heartbeat$/,
   /^GET \/api\/v1\/firmware(\/latest|\/download)?$/,
   /^GET \/api\/v1\/installer\/download$/,
   /^GET \/api\/v1\/install\/agent\.(sh|ps1)$/,
@@ -184,10 +187,10 @@ describe('write and admin keys', () => {
     }
   });
 
-  it.each(['write', 'admin'] as const)('a key with permission %s may call everything except user management, 2FA and the terminal', async (p) => {
+  it.each(['write', 'admin'] as const)('a key with permission %s may call everything except user management, 2FA, the terminal and registering an agent', async (p) => {
     const closed = routes().filter((r) => r.access !== 'public');
     const lines = await walk(closed, apiKey(keys[p].key));
-    const expected = closed.map((r) => (matches(r, USERS_ONLY) ? refusal(r) : 'allowed'));
+    const expected = closed.map((r) => (matches(r, USERS_ONLY) || matches(r, AGENT_KEY_ONLY) ? refusal(r) : 'allowed'));
     expect(against(lines, expected)).toEqual(expected);
   });
 });
@@ -239,9 +242,9 @@ describe('user management and two-factor settings', () => {
 });
 
 describe('a signed-in user (JWT)', () => {
-  it('may call every route', async () => {
+  it('may call every route but registering an agent (403: agent keys only)', async () => {
     const closed = routes().filter((r) => r.access !== 'public');
-    expect(refused(await walk(closed, bearer(token)))).toEqual([]);
+    expect(refused(await walk(closed, bearer(token)))).toEqual(closed.filter((r) => matches(r, AGENT_KEY_ONLY)).map(refusal));
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) });
     expect(res.statusCode, res.body).toBe(200);
   });

@@ -21,6 +21,7 @@ interface Who {
 const TABLE: Record<string, Record<Role, Allowance>> = {
   public: { read: 'all', write: 'all', admin: 'all' },
   agent: { read: 'get', write: 'all', admin: 'all' },
+  agent_key: { read: 'none', write: 'none', admin: 'none' },
   read: { read: 'get', write: 'all', admin: 'all' },
   write: { read: 'none', write: 'all', admin: 'all' },
   admin: { read: 'none', write: 'none', admin: 'all' },

@@ -1,8 +1,8 @@
 // Request logging that an MSP can leave at `info`: a fleet of 10,000 agents heartbeats 167 times a
 // second, and Fastify's two lines per request (incoming, completed) made agents' traffic almost all of
-// the log and a measurable share of a heartbeat's CPU. Agent traffic (routes declared `access: 'agent'`)
-// therefore logs its per-request lines at `debug`, and once a minute one `info` line sums it up:
-// requests, heartbeats, p50/p99 response time, 4xx and 5xx.
+// the log and a measurable share of a heartbeat's CPU. Agent traffic (routes declared `access: 'agent'`
+// or `'agent_key'`) therefore logs its per-request lines at `debug`, and once a minute one `info` line
+// sums it up: requests, heartbeats, p50/p99 response time, 4xx and 5xx.
 //
 // People's requests get one `info` line each, written when the answer is out: `request completed` (or
 // `request errored`) with the request, the status and the response time, like an access log. Fastify's
@@ -32,7 +32,8 @@ export interface AgentTrafficSummary {
 }
 
 function isAgentTraffic(request: FastifyRequest): boolean {
-  return request.routeOptions.config?.access === 'agent';
+  const access = request.routeOptions.config?.access;
+  return access === 'agent' || access === 'agent_key';
 }
 
 /** Counts agent requests between two summaries. */

@@ -128,6 +128,7 @@ export const authPlugin = fp(
       request.caller = caller;
       const decision = decideAccess(access, caller, request.method);
       if (decision === 'unauthenticated') throw unauthenticated('This route takes a signed-in user\'s token only, not an API key');
+      if (decision !== 'allow' && access === 'agent_key') throw new AppError('FORBIDDEN', 'Only an agent key (permission agent) may call this');
       if (decision !== 'allow') {
         const who = caller.kind === 'api_key' ? `an API key with permission ${caller.permission}` : `a user with role ${caller.role}`;
         throw new AppError('FORBIDDEN', `Not allowed for ${who}`);

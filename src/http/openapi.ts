@@ -37,6 +37,7 @@ the same ladder, read < write < admin; a read key or read user only ever reads (
 |---|---|---|
 | \`public\` | no credentials needed | no credentials needed |
 | \`agent\` | agent (read: GET only), write, admin | read (GET only), write, admin |
+| \`agent_key\` | agent only: registering an agent is the agent's act | none (403) |
 | \`read\` | read, write, admin | read, write, admin |
 | \`write\` | write, admin | write, admin |
 | \`admin\` | admin | admin |
@@ -63,6 +64,7 @@ const ANY_CREDENTIAL: Array<Record<string, never[]>> = [{ apiKey: [] }, { apiKey
 const SECURITY_BY_ACCESS: Record<RouteAccess, Array<Record<string, never[]>>> = {
   public: [],
   agent: ANY_CREDENTIAL,
+  agent_key: [{ apiKey: [] }, { apiKeyQuery: [] }],
   read: ANY_CREDENTIAL,
   write: ANY_CREDENTIAL,
   admin: ANY_CREDENTIAL,

@@ -322,7 +322,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
       await api.register(agentRoutes, { agents });
       await api.register(eventRoutes, { agents });
       await api.register(attentionRoutes, { attention: new AttentionService(deps.db.db, clock) });
-      await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock), maxInFlight: deps.maxAgentRequestsInFlight, maxRegistrationsInFlight: deps.maxRegistrationsInFlight });
+      await api.register(agentProtocolRoutes, { agents, heartbeats, updates, inventory: new SoftwareInventory(deps.db.db, clock), audit: core.audit, maxInFlight: deps.maxAgentRequestsInFlight, maxRegistrationsInFlight: deps.maxRegistrationsInFlight });
       await api.register(agentSocketRoutes, { hub, agents, connectRate: new ConnectRate(clock) });
       await api.register(commandRoutes, { commander, history, agents, status: async () => (cluster ? cluster.status() : localHubStatus(hub, tunnels)) });
       await api.register(tunnelRoutes, { tunnels, agents, remote: remoteTunnels, advertiseAddress: deps.config.cluster?.advertiseAddress });

@@ -1,4 +1,5 @@
-// What agents call: /agent/register and /agent/heartbeat. Machine traffic, so not audited. The
+// What agents call: /agent/register and /agent/heartbeat. Machine traffic, so not audited, but for an
+// agent that joins a customer by registering (issue 57): that changes who may see and command it. The
 // heartbeat keeps its body as the exact bytes received (its own JSON parser below) and goes through the
 // group-commit writer; a heartbeat is acknowledged only once it is stored.
 import { isUtf8 } from 'node:buffer';
@@ -9,9 +10,10 @@ import { callerOf } from '../../http/auth.js';
 import { errorBody } from '../../http/error-body.js';
 import { LogThrottle } from '../../platform/log-throttle.js';
 import { AppError } from '../../platform/errors.js';
-import { scopeOf } from '../auth/caller.js';
+import { actorOf, scopeOf, type Caller } from '../auth/caller.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { heartbeatBody, heartbeatResponse, registerBody, registerResponse } from './agents.schemas.js';
-import type { AgentService } from './agents.service.js';
+import type { AgentService, RegistrationOutcome } from './agents.service.js';
 import type { UpdateFlags } from '../firmware/update-flag.js';
 import type { SoftwareInventory } from '../wau/software-inventory.js';
 import type { HeartbeatWriter } from './heartbeat-writer.js';
@@ -58,11 +60,13 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
   heartbeats: HeartbeatWriter;
   updates: UpdateFlags;
   inventory: Pick<SoftwareInventory, 'examine' | 'record' | 'forget'>;
+  /** Where an agent joining a customer by registering is recorded. */
+  audit: Pick<AuditService, 'recordSoon'>;
   /** MAX_AGENT_REQUESTS_IN_FLIGHT unless a test says otherwise. */
   maxInFlight?: number;
   /** MAX_REGISTRATIONS_IN_FLIGHT unless a test says otherwise. */
   maxRegistrationsInFlight?: number;
-}> = async (app, { agents, heartbeats, updates, inventory, maxInFlight = MAX_AGENT_REQUESTS_IN_FLIGHT, maxRegistrationsInFlight = MAX_REGISTRATIONS_IN_FLIGHT }) => {
+}> = async (app, { agents, heartbeats, updates, inventory, audit, maxInFlight = MAX_AGENT_REQUESTS_IN_FLIGHT, maxRegistrationsInFlight = MAX_REGISTRATIONS_IN_FLIGHT }) => {
   let inFlight = 0;
   let registrationsInFlight = 0;
   // A refusal must cost next to nothing, or refusing is what overloads the server: thrown, each one
@@ -89,26 +93,48 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
   app.post(
     '/agent/register',
     {
-      config: { access: 'agent', audit: false },
+      config: { access: 'agent_key', audit: false },
       onRequest: refuseWhenOverloaded(true),
       schema: {
         summary: 'Register an agent',
         description:
+          'Agent keys only: any other key, and any user, is 403 FORBIDDEN, whatever its permission. ' +
           'Matching, in order: an existing agent with agent_id; else a pre-registered agent (hostname still ' +
           '"(ausstehend)", within the key\'s customer scope) whose name equals name (or hostname when name is ' +
           'absent), which keeps its id; else a new agent (with the given agent_id or a generated one). Never by ' +
-          'hostname. A customer-scoped key registers into its customer.' + OVERLOAD_NOTE,
+          'hostname. A customer-scoped key registers into its customer: an agent_id of another customer\'s agent ' +
+          'is 404 NOT_FOUND and changes nothing; an agent without a customer joins the key\'s customer, recorded ' +
+          'in the audit log (action agent.join_customer: the key, the agent\'s id and the customer).' + OVERLOAD_NOTE,
         tags,
         body: registerBody,
         response: { 200: registerResponse },
       },
     },
     async (request) => {
-      const registered = await agents.register(callerOf(request), request.body);
+      const caller = callerOf(request);
+      const { joined, ...registered } = await agents.register(caller, request.body);
       inventory.forget(registered.agent_id);
+      if (joined) recordJoin(request, caller, registered, joined);
       return registered;
     },
   );
+
+  /** The audit entry and log line of an agent that joined the key's customer by registering. */
+  const recordJoin = (request: FastifyRequest, caller: Caller, agent: RegistrationOutcome, customer: NonNullable<RegistrationOutcome['joined']>) => {
+    request.log.info({ agent_id: agent.agent_id, customer_id: customer.id }, 'an agent without a customer joined the registering key\'s customer');
+    audit.recordSoon(
+      {
+        ...actorOf(caller),
+        action: 'agent.join_customer',
+        method: request.method,
+        path: request.url,
+        status_code: 200,
+        ip: request.auditIp || request.ip,
+        target: { label: `agent ${agent.agent_id} (${agent.name}) joined customer ${customer.number} ${customer.name}`, customerId: customer.id },
+      },
+      (err) => request.log.error({ err }, 'could not write the audit entry'),
+    );
+  };
 
   // The heartbeat gets its own JSON parser, in this plugin's scope only, to keep the exact bytes: stored
   // as a Buffer, outside the JavaScript heap, while the heartbeat waits for its batch. Invalid UTF-8 is

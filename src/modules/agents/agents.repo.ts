@@ -205,17 +205,25 @@ export function findPendingByName(db: Db, name: string, scope: CustomerScope) {
     .executeTakeFirst();
 }
 
+/** The agent, locked until the transaction ends (a registration deciding whether it joins a customer). */
+export function lockAgent(db: Db, id: string): Promise<AgentRow | undefined> {
+  return db.selectFrom('agents').select(AGENT_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The agent's registration details; with a scope, only while the agent is within it (undefined otherwise, or when it is gone). */
 export function updateRegistration(
   db: Db,
   id: string,
   values: { hostname: string; platform: Platform; agent_version?: string | null | undefined },
-): Promise<AgentRow> {
+  scope: CustomerScope = null,
+): Promise<AgentRow | undefined> {
   return db
     .updateTable('agents')
     .set({ hostname: values.hostname, platform: values.platform, ...(values.agent_version ? { agent_version: values.agent_version } : {}) })
     .where('id', '=', id)
+    .$if(scope !== null, (q) => q.where(inScopeSql('customer_id', scope!)))
     .returning(AGENT_COLUMNS)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 export function setAgentCustomer(db: Db, id: string, customerId: number | null): Promise<AgentRow | undefined> {

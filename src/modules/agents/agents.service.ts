@@ -1,8 +1,8 @@
-// Agents (contract §2): pre-registration, registration (matched by agent id, then by pre-registered
-// name, never by hostname), reads with computed status, customer assignment and deletion. A
-// customer-scoped caller sees only its customer's agents; the rest are "not found".
+// Agents (contract §2): pre-registration, registration (agent keys only; matched by agent id, then by
+// pre-registered name, never by hostname), reads with computed status, customer assignment and
+// deletion. A customer-scoped caller sees only its customer's agents; the rest are "not found".
 import { randomBytes } from 'node:crypto';
-import { NoResultError, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/db-errors.js';
 import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -31,6 +31,16 @@ export interface Registration {
   hostname: string;
   platform: Platform;
   agent_version?: string | undefined;
+}
+
+type RegistrationDetails = { hostname: string; platform: Platform; agent_version: string | undefined };
+
+/** What POST /agent/register answers, and, when the agent joined the key's customer by it, which one. */
+export interface RegistrationOutcome {
+  agent_id: string;
+  name: string;
+  pre_registered: boolean;
+  joined?: { id: number; number: string; name: string };
 }
 
 /** Until the agent hub is running, no agent counts as connected. */
@@ -99,7 +109,14 @@ export class AgentService {
     }
   }
 
-  async register(caller: Caller, input: Registration): Promise<{ agent_id: string; name: string; pre_registered: boolean }> {
+  /**
+   * Registration is the agent's act (issue 57): only an agent key registers (the route declares it, and
+   * this says it again for any other caller). A key of one customer never rewrites an agent of another
+   * (404, as if it did not exist); an agent without a customer that registers with a customer's key
+   * joins that customer, and `joined` says so, for the audit log.
+   */
+  async register(caller: Caller, input: Registration): Promise<RegistrationOutcome> {
+    if (caller.kind !== 'api_key' || caller.permission !== 'agent') throw new AppError('FORBIDDEN', 'Only an agent key (permission agent) may register an agent');
     try {
       return await this.registerOnce(caller, input);
     } catch (err) {
@@ -116,17 +133,14 @@ export class AgentService {
    * database, which runs each on the server's own thread: 10,000 agents starting over a minute timed
    * out there.
    */
-  private async registerOnce(caller: Caller, input: Registration) {
+  private async registerOnce(caller: Caller, input: Registration): Promise<RegistrationOutcome> {
     const scope = scopeOf(caller);
     const details = { hostname: input.hostname, platform: input.platform, agent_version: input.agent_version };
     const { existing, pending } = await repo.findRegistrationMatches(this.db, input.agent_id, input.name ?? input.hostname, scope);
     if (existing && (existing.customer_id !== null || scope === null)) {
       if (!inScope(caller, existing.customer_id)) throw notFound();
-      // Deleted in between (no row to update): the full path below decides again.
-      const row = await repo.updateRegistration(this.db, existing.id, details).catch((err: unknown) => {
-        if (err instanceof NoResultError) return undefined;
-        throw err;
-      });
+      // Only while it is still within the scope: deleted or moved in between, the full path decides again.
+      const row = await repo.updateRegistration(this.db, existing.id, details, scope);
       if (row) return { agent_id: row.id, name: row.name, pre_registered: false };
     } else if (!existing && !pending) {
       // A first registration racing another of the same id loses on the key: register() retries.
@@ -140,28 +154,41 @@ export class AgentService {
     return { id: input.agent_id ?? newAgentId(), name: input.name ?? input.hostname, customer_id: defaultCustomerOf(caller), ...details, agent_version: input.agent_version ?? null };
   }
 
-  private registerInTransaction(caller: Caller, input: Registration, details: { hostname: string; platform: Platform; agent_version: string | undefined }) {
+  private registerInTransaction(caller: Caller, input: Registration, details: RegistrationDetails): Promise<RegistrationOutcome> {
     const scope = scopeOf(caller);
     return this.db.transaction().execute(async (trx) => {
       if (input.agent_id) {
-        const existing = await repo.findAgent(trx, input.agent_id);
+        // Locked: an operator assigning it a customer meanwhile waits, and is not overwritten.
+        const existing = await repo.lockAgent(trx, input.agent_id);
         if (existing) {
-          // An unassigned agent registering with a customer's key joins that customer; another
-          // customer's agent cannot be taken over, and its existence is not revealed (contract §0).
-          if (existing.customer_id === null && scope !== null) await repo.setAgentCustomer(trx, existing.id, defaultCustomerOf(caller)!);
-          else if (!inScope(caller, existing.customer_id)) throw notFound();
+          if (existing.customer_id === null && scope !== null) return this.join(trx, caller, existing.id, details);
+          // Another customer's agent cannot be taken over, and its existence is not revealed (contract §0).
+          if (!inScope(caller, existing.customer_id)) throw notFound();
           const row = await repo.updateRegistration(trx, existing.id, details);
+          if (!row) throw notFound();
           return { agent_id: row.id, name: row.name, pre_registered: false };
         }
       }
       const pending = await repo.findPendingByName(trx, input.name ?? input.hostname, scope);
       if (pending) {
         const row = await repo.updateRegistration(trx, pending.id, details);
+        if (!row) throw notFound();
         return { agent_id: row.id, name: row.name, pre_registered: true };
       }
       const row = await repo.insertAgent(trx, this.newAgentValues(caller, input, details));
       return { agent_id: row.id, name: row.name, pre_registered: false };
     });
+  }
+
+  /** An agent without a customer registering with a customer's agent key: it joins that customer. */
+  private async join(trx: Kysely<Database>, caller: Caller, agentId: string, details: RegistrationDetails): Promise<RegistrationOutcome> {
+    const customer = await findCustomer(trx, defaultCustomerOf(caller)!);
+    // The key's customer was deleted a moment ago (its keys go with it): the key no longer counts.
+    if (!customer) throw new AppError('UNAUTHORIZED', 'Invalid API key', { headers: { 'www-authenticate': 'Bearer realm="rmm"' } });
+    await repo.setAgentCustomer(trx, agentId, customer.id);
+    const row = await repo.updateRegistration(trx, agentId, details);
+    if (!row) throw notFound();
+    return { agent_id: row.id, name: row.name, pre_registered: false, joined: { id: customer.id, number: customer.number, name: customer.name } };
   }
 
   /** Sets the agent's tags and/or note (contract-free addition of issue 33); scope as every agent change. */

@@ -18,22 +18,23 @@ describe('decideAccess', () => {
   });
 
   it('asks for credentials everywhere else', () => {
-    for (const access of ['agent', 'read', 'write', 'admin', 'settings', 'user', 'user_admin', 'session'] as RouteAccess[]) {
+    for (const access of ['agent', 'agent_key', 'read', 'write', 'admin', 'settings', 'user', 'user_admin', 'session'] as RouteAccess[]) {
       expect(decideAccess(access, null, 'GET')).toBe('unauthenticated');
     }
   });
 
-  it('lets an admin user with every customer call everything', () => {
+  it('lets an admin user with every customer call everything but what only agents do', () => {
     for (const access of ['agent', 'read', 'write', 'admin', 'settings', 'user', 'user_admin', 'session'] as RouteAccess[]) {
       expect(decideAccess(access, user('admin'), 'DELETE')).toBe('allow');
     }
+    expect(decideAccess('agent_key', user('admin'), 'POST')).toBe('forbidden');
   });
 
   // Rows: user role; columns: route access; value: allowed for GET / allowed for POST.
   const roles: Record<UserRole, Record<Exclude<RouteAccess, 'public'>, [boolean, boolean]>> = {
-    read: { agent: [true, false], read: [true, false], write: [false, false], admin: [false, false], settings: [false, false], user: [true, true], user_admin: [false, false], session: [false, false] },
-    write: { agent: [true, true], read: [true, true], write: [true, true], admin: [false, false], settings: [false, false], user: [true, true], user_admin: [false, false], session: [false, false] },
-    admin: { agent: [true, true], read: [true, true], write: [true, true], admin: [true, true], settings: [true, true], user: [true, true], user_admin: [true, true], session: [true, true] },
+    read: { agent: [true, false], agent_key: [false, false], read: [true, false], write: [false, false], admin: [false, false], settings: [false, false], user: [true, true], user_admin: [false, false], session: [false, false] },
+    write: { agent: [true, true], agent_key: [false, false], read: [true, true], write: [true, true], admin: [false, false], settings: [false, false], user: [true, true], user_admin: [false, false], session: [false, false] },
+    admin: { agent: [true, true], agent_key: [false, false], read: [true, true], write: [true, true], admin: [true, true], settings: [true, true], user: [true, true], user_admin: [true, true], session: [true, true] },
   };
   for (const [role, row] of Object.entries(roles) as [UserRole, (typeof roles)['read']][]) {
     for (const [access, [get, post]] of Object.entries(row) as [RouteAccess, [boolean, boolean]][]) {
@@ -53,10 +54,10 @@ describe('decideAccess', () => {
 
   // Rows: key permission; columns: route access; value: allowed for GET / allowed for POST.
   const table: Record<Permission, Record<Exclude<RouteAccess, 'public' | 'session'>, [boolean, boolean]>> = {
-    agent: { agent: [true, true], read: [false, false], write: [false, false], admin: [false, false], settings: [false, false], user: [false, false], user_admin: [false, false] },
-    read: { agent: [true, false], read: [true, false], write: [false, false], admin: [false, false], settings: [false, false], user: [false, false], user_admin: [false, false] },
-    write: { agent: [true, true], read: [true, true], write: [true, true], admin: [false, false], settings: [true, true], user: [false, false], user_admin: [false, false] },
-    admin: { agent: [true, true], read: [true, true], write: [true, true], admin: [true, true], settings: [true, true], user: [false, false], user_admin: [false, false] },
+    agent: { agent: [true, true], agent_key: [true, true], read: [false, false], write: [false, false], admin: [false, false], settings: [false, false], user: [false, false], user_admin: [false, false] },
+    read: { agent: [true, false], agent_key: [false, false], read: [true, false], write: [false, false], admin: [false, false], settings: [false, false], user: [false, false], user_admin: [false, false] },
+    write: { agent: [true, true], agent_key: [false, false], read: [true, true], write: [true, true], admin: [false, false], settings: [true, true], user: [false, false], user_admin: [false, false] },
+    admin: { agent: [true, true], agent_key: [false, false], read: [true, true], write: [true, true], admin: [true, true], settings: [true, true], user: [false, false], user_admin: [false, false] },
   };
   for (const [permission, row] of Object.entries(table) as [Permission, (typeof table)['agent']][]) {
     for (const [access, [get, post]] of Object.entries(row) as [RouteAccess, [boolean, boolean]][]) {

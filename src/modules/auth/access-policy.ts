@@ -1,13 +1,15 @@
 // Who may call a route (contract §1, "who may call what"; issue 35 for user roles), as one pure
 // decision. Every route declares one access level; the auth hook asks this function, with the caller
 // and the HTTP method. API keys and users climb the same ladder (read < write < admin); a few levels
-// exist for users only.
+// exist for users only, and one for agent keys only.
 import type { Caller, Permission, UserRole } from './caller.js';
 
 /**
  * - `public`: no credentials needed.
  * - `agent`: what agents and the on-device updater call (agent keys; read keys and read users for GETs;
  *   write/admin keys and users).
+ * - `agent_key`: what only an agent does: registering (issue 57). Agent keys only; every other key and
+ *   every user 403, so no operator credential can register, or claim, an agent.
  * - `read`: operator reads (read/write/admin keys and users).
  * - `write`: operator changes (write/admin keys and users).
  * - `admin`: admin keys and admin users.
@@ -17,12 +19,12 @@ import type { Caller, Permission, UserRole } from './caller.js';
  * - `session`: the server's terminal: a signed-in admin user with every customer, whose token is the only
  *   credential; an API key of any permission is not one here (401).
  */
-export type RouteAccess = 'public' | 'agent' | 'read' | 'write' | 'admin' | 'settings' | 'user' | 'user_admin' | 'session';
+export type RouteAccess = 'public' | 'agent' | 'agent_key' | 'read' | 'write' | 'admin' | 'settings' | 'user' | 'user_admin' | 'session';
 
 export type AccessDecision = 'allow' | 'unauthenticated' | 'forbidden';
 
 const KEY_LEVELS: Record<Permission, ReadonlySet<RouteAccess>> = {
-  agent: new Set(['agent']),
+  agent: new Set(['agent', 'agent_key']),
   read: new Set(['agent', 'read']),
   write: new Set(['agent', 'read', 'write', 'settings']),
   admin: new Set(['agent', 'read', 'write', 'admin', 'settings']),
