@@ -60,8 +60,10 @@ export class AuthService {
     const name = username.toLowerCase();
     const windowStart = new Date(now.getTime() - LOGIN_THROTTLE.windowMs);
     const failures = await repo.countRecentFailures(this.db, name, windowStart);
-    const throttled = tooManyAttempts(LOGIN_THROTTLE, failures, now, 'Too many failed logins for this user; try again later');
-    if (throttled) throw throttled;
+    if (failures.count >= LOGIN_THROTTLE.maxFailures) {
+      const freeAt = (failures.oldest ?? now).getTime() + LOGIN_THROTTLE.windowMs;
+      throw tooManyAttempts('Too many failed logins for this user; try again later', freeAt, now.getTime());
+    }
     const user = await findUserByName(this.db, username);
     // Unknown users are compared against a decoy hash: same answer, about the same time.
     if (!(await this.passwords.verify(password, user?.password_hash)) || !user) {
