@@ -3,8 +3,8 @@
 // may fail `maxFailures` times within `windowMs`; after that its wrong keys get 429 TOO_MANY_ATTEMPTS with
 // Retry-After until the window has passed. A valid key is never refused: the key is checked first and
 // the throttle only turns what fails anyway from a 401 into a 429 (a key has >= 190 random bits, so
-// the throttle is about noise and telling a broken client to back off, not about odds). Logins count
-// failures per username in the database (auth.repo.ts) against LOGIN_THROTTLE.
+// the throttle is about noise and telling a broken client to back off, not about odds). Password
+// sign-in is throttled in login-throttle.ts.
 import { isIPv6 } from 'node:net';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
@@ -13,9 +13,6 @@ export interface ThrottlePolicy {
   readonly maxFailures: number;
   readonly windowMs: number;
 }
-
-/** Contract §1: 10 failed logins per username in 15 minutes. */
-export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 10, windowMs: 15 * 60_000 };
 
 /**
  * 30 failed API-key attempts per address in 5 minutes. A misconfigured agent with an old key retries
