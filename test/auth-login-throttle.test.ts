@@ -4,8 +4,10 @@
 // works whatever others tried from elsewhere; an address spraying usernames is stopped; concurrent
 // guesses cannot slip under the limit; a passkey signs in while the password is throttled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServerApp } from '../src/apps/server/build-app.js';
 import { FakeClock } from '../src/platform/clock.js';
-import { buildTestApp, type TestApp } from './helpers/app.js';
+import { createLogger } from '../src/platform/logger.js';
+import { buildTestApp, testSecrets, type TestApp } from './helpers/app.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, bearer, seedUser } from './helpers/identity.js';
 import { SoftAuthenticator, type CreationOptions, type RequestOptions } from './helpers/soft-authenticator.js';
@@ -98,6 +100,20 @@ describe('one username across addresses (the ceiling)', () => {
     expect(refused.error).toMatch(/passkey/);
     expect((await attempt('rita', 'rita-password-1', '198.51.100.50')).statusCode).toBe(ok);
     expect((await attempt('rita', 'rita-password-1', '10.8.0.1')).statusCode).toBe(ok);
+  });
+});
+
+describe('a cluster', () => {
+  it("shares the counts: another instance on the same database makes the same address wait", async () => {
+    await seedUser(t, 'tove', 'tove-password-1');
+    const other = await buildServerApp({ config: t.config, db: t.db, logger: createLogger({ level: 'silent' }), secrets: testSecrets(), clock, bcryptRounds: 4, backgroundJobs: false });
+    try {
+      expect(await failures('tove', '203.0.113.44', 10)).toEqual(Array<number>(10).fill(wrong));
+      const there = await other.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'tove', password: 'tove-password-1' }, remoteAddress: '203.0.113.44' });
+      expectError(there, 429, 'TOO_MANY_ATTEMPTS');
+    } finally {
+      await other.close();
+    }
   });
 });
 
