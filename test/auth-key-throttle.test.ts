@@ -1,7 +1,9 @@
-// API-key guessing (issue 29, item 4): wrong or empty keys are counted per source address (TRUST_PROXY
-// honoured, IPv6 by /64); after 30 in 5 minutes every key from there is 429 with Retry-After, unchecked,
-// until the window has passed. Each throttled address is one warn line and one audit entry per period,
-// never one per attempt and never with a key. Bearer tokens and other addresses carry on.
+// API-key guessing (issue 29, item 4; issue 57, item 5): wrong or empty keys are counted per source
+// address (TRUST_PROXY honoured, IPv6 by /64); after 30 in 5 minutes every wrong key from there is 429
+// with Retry-After until the window has passed, and no more than 30 are let through however many arrive
+// at once. A valid key is always accepted, whoever else guessed from its address (every agent behind
+// one NAT). Each throttled address is one warn line and one audit entry per period, never one per
+// attempt and never with a key. Bearer tokens and other addresses carry on.
 import { randomBytes } from 'node:crypto';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,12 +54,15 @@ async function rejectedEntries(ip: string): Promise<Array<Record<string, unknown
 const summaryLines = (ip: string) => t.logs().filter((l) => l.includes(`failed API-key attempts from ${ip} `));
 
 describe('API-key guessing', () => {
-  it('is stopped after 30 wrong keys: 429 TOO_MANY_ATTEMPTS with Retry-After, even for a valid key from there', async () => {
+  it('is stopped after 30 wrong keys: 429 TOO_MANY_ATTEMPTS with Retry-After; a valid key from there still works', async () => {
     expect(await guesses('203.0.113.7', 100)).toEqual([...Array<number>(30).fill(401), ...Array<number>(70).fill(429)]);
     const refused = await guess('203.0.113.7');
     expectError(refused, 429, 'TOO_MANY_ATTEMPTS');
     expect(refused.headers['retry-after']).toBe('300');
-    expectError(await from('203.0.113.7', { 'x-api-key': adminKey }), 429, 'TOO_MANY_ATTEMPTS');
+    // Someone else's guesses never lock out a valid key (every agent behind that NAT) ...
+    expect((await from('203.0.113.7', { 'x-api-key': adminKey })).statusCode).toBe(200);
+    // ... and a guesser holding one valid key cannot reset the count with it.
+    expectError(await guess('203.0.113.7'), 429, 'TOO_MANY_ATTEMPTS');
 
     // Elsewhere keys work, and a signed-in user's token works from the throttled address too.
     expect((await from('198.51.100.1', { 'x-api-key': adminKey })).statusCode).toBe(200);
@@ -69,7 +74,17 @@ describe('API-key guessing', () => {
 
   it('counts empty keys too (api_key in the query, as WebSocket clients send it)', async () => {
     for (let i = 0; i < 30; i++) expect((await t.app.inject({ method: 'GET', url: '/api/v1/agents?api_key=', headers: { 'x-forwarded-for': '198.51.100.9' } })).statusCode).toBe(401);
-    expectError(await from('198.51.100.9', { 'x-api-key': adminKey }), 429, 'TOO_MANY_ATTEMPTS');
+    expectError(await t.app.inject({ method: 'GET', url: '/api/v1/agents?api_key=', headers: { 'x-forwarded-for': '198.51.100.9' } }), 429, 'TOO_MANY_ATTEMPTS');
+    expectError(await guess('198.51.100.9'), 429, 'TOO_MANY_ATTEMPTS');
+  });
+
+  it('lets no more than 30 of 50 concurrent wrong keys through to a 401', async () => {
+    const statuses = (await Promise.all(Array.from({ length: 50 }, () => guess('198.51.100.77')))).map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+    // A valid key sent along with a burst of wrong ones is accepted too.
+    const mixed = await Promise.all([...Array.from({ length: 10 }, () => guess('198.51.100.77')), from('198.51.100.77', { 'x-api-key': adminKey })]);
+    expect(mixed.map((r) => r.statusCode)).toEqual([...Array<number>(10).fill(429), 200]);
   });
 
   it('is one warn line and one audit entry when the address crosses the limit, without any key', async () => {
@@ -90,7 +105,7 @@ describe('API-key guessing', () => {
     expect((await from('203.0.113.7', { 'x-api-key': adminKey })).statusCode).toBe(200);
     expect(await guesses('203.0.113.7', 40)).toEqual([...Array<number>(30).fill(401), ...Array<number>(10).fill(429)]);
     expect(summaryLines('203.0.113.7')).toHaveLength(2);
-    // 30 + the 72 refused in the first window (70 guesses, one more, the valid key), then 30 again.
+    // 30 + the 72 refused in the first window (70 guesses, one more, one after the valid key), then 30 again.
     expect((await rejectedEntries('203.0.113.7'))[0]).toMatchObject({ actor: 'unknown key, 102 attempts in 300 s', status_code: 429 });
   });
 
@@ -102,11 +117,11 @@ describe('API-key guessing', () => {
     expect(await rejectedEntries('2001:db8:1:2::/64')).toHaveLength(1);
   });
 
-  it('refuses the agent WebSocket from a throttled address with 429 before the upgrade', async () => {
+  it('refuses a wrong key on the agent WebSocket from a throttled address with 429 before the upgrade, and lets the agent in', async () => {
     await guesses('192.0.2.50', 30);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
-    const answer = await new Promise<string>((resolve, reject) => {
+    const upgrade = (key: string) => new Promise<string>((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1');
       let text = '';
       socket.on('data', (c: Buffer) => {
@@ -119,12 +134,14 @@ describe('API-key guessing', () => {
       });
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
-      const lines = [`GET /api/v1/agent/ws?agent_id=${agentId} HTTP/1.1`, 'Host: localhost', 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, `X-API-Key: ${agentKey}`, 'X-Forwarded-For: 192.0.2.50'];
+      const lines = [`GET /api/v1/agent/ws?agent_id=${agentId} HTTP/1.1`, 'Host: localhost', 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, `X-API-Key: ${key}`, 'X-Forwarded-For: 192.0.2.50'];
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     });
+    const answer = await upgrade(`rmm_${randomBytes(24).toString('base64url')}`);
     expect(answer).toMatch(/^HTTP\/1\.1 429 /);
     expect(answer).toMatch(/\r\nretry-after: \d+\r\n/i);
     expect(answer).toMatch(/\r\nconnection: close\r\n/i);
     expect(answer).toContain('"code":"TOO_MANY_ATTEMPTS"');
+    expect(await upgrade(agentKey)).toMatch(/^HTTP\/1\.1 101 /);
   });
 });

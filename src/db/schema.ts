@@ -103,10 +103,20 @@ export interface AuditLogTable {
   customer_id: number | null;
 }
 
-export interface LoginFailuresTable {
-  id: Generated<number>;
+/** Migration 0028: one leaky counter of failed password sign-ins (src/modules/auth/login-throttle.ts). */
+export interface LoginThrottleTable {
+  /** Lower-cased; '' for an address's own counter. */
   username: string;
-  failed_at: Timestamp;
+  /** An IPv4 address or an IPv6 /64; '' for a username's own counter. */
+  address: string;
+  failures: Generated<number>;
+  /** Failures are forgotten one per policy interval, counted from here. */
+  leak_from: Timestamp;
+  blocked_until: Timestamp | null;
+  /** (username, address) only: the last right password from there. */
+  succeeded_at: Timestamp | null;
+  /** When every failure will have been forgotten: the row may go then. */
+  forgotten_at: Timestamp;
 }
 
 export interface PendingLoginsTable {
@@ -333,7 +343,7 @@ export interface Database {
   customers: CustomersTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
-  login_failures: LoginFailuresTable;
+  login_throttle: LoginThrottleTable;
   pending_logins: PendingLoginsTable;
   agents: AgentsTable;
   agent_events: AgentEventsTable;

@@ -2,9 +2,10 @@
 // (X-API-Key / api_key, or Authorization: Bearer / token), resolve them to a caller, and let the route's
 // declared access level decide (modules/auth/access-policy.ts). Credentials on public routes are ignored.
 // Wrong or empty API keys are counted per source address (modules/auth/attempt-throttle.ts): past the
-// limit, every request with a key from there is 429 without the key being checked, and the address is
-// logged and audited in summary. Bad bearer tokens are not counted: a token is an HMAC-signed JWT that
-// cannot be guessed, and a console left open with an expired one must not lock its office's agents out.
+// limit, a wrong key from there is 429 instead of 401, and the address is logged and audited in
+// summary; a valid key is always accepted, whoever else guessed from its address. Bad bearer tokens
+// are not counted: a token is an HMAC-signed JWT that cannot be guessed, and a console left open with an
+// expired one must not lock its office's agents out.
 import fastifyJwt from '@fastify/jwt';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -112,19 +113,22 @@ export const authPlugin = fp(
       if (access === undefined || access === 'public') return;
       const presented = presentedCredentials(request);
       if (!presented) throw unauthenticated('Authentication required: an API key or a bearer token');
-      // injectWS (tests) hands Fastify a request without a socket, whose ip would throw.
-      const source = presented.kind === 'api_key' && throttle ? addressGroup(request.raw.socket ? request.ip : 'unknown') : undefined;
-      const refused = source ? throttle?.refuse(source) : null;
-      if (refused) {
-        if (refused.summary) reportGuessing(request, refused.summary, auth.audit);
-        throw refused.error;
+      // injectWS (tests) hands Fastify a request without a socket, whose ip would throw. The attempt is
+      // taken before the first await, so a burst of concurrent guesses cannot all slip under the limit.
+      const attempt = presented.kind === 'api_key' ? throttle?.begin(addressGroup(request.raw.socket ? request.ip : 'unknown')) : undefined;
+      let caller: Caller | null;
+      try {
+        caller = presented.value ? await resolve(auth, presented.kind, presented.value) : null;
+      } catch (err) {
+        attempt?.passed(); // an expired key or an outage, not a guess
+        throw err;
       }
-      const caller = presented.value ? await resolve(auth, presented.kind, presented.value) : null;
       if (!caller) {
-        const crossed = source ? throttle?.fail(source) : null;
-        if (crossed) reportGuessing(request, crossed, auth.audit);
-        throw unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
+        const failed = attempt?.failed();
+        if (failed?.summary) reportGuessing(request, failed.summary, auth.audit);
+        throw failed?.error ?? unauthenticated(presented.kind === 'api_key' ? 'Invalid API key' : 'Invalid or expired token');
       }
+      attempt?.passed();
       request.caller = caller;
       const decision = decideAccess(access, caller, request.method);
       if (decision === 'unauthenticated') throw unauthenticated('This route takes a signed-in user\'s token only, not an API key');

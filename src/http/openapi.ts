@@ -48,11 +48,13 @@ the same ladder, read < write < admin; a read key or read user only ever reads (
 
 Missing or invalid credentials are 401, valid ones without the permission 403 (\`x-server-wide: true\` on the operation). After 30 wrong or empty
 API keys from one address (an IPv6 /64; behind a proxy the client's address per TRUST_PROXY) within 5
-minutes, every request with an API key from there is 429 \`TOO_MANY_ATTEMPTS\` with \`Retry-After\` (seconds),
-without the key being checked, until the 5 minutes from its first failure have passed; the agent
-WebSocket gets that 429 before the upgrade. Bearer tokens are not counted and still work from there.
+minutes, every wrong key from there is 429 \`TOO_MANY_ATTEMPTS\` with \`Retry-After\` (seconds) instead of
+401, until the 5 minutes from its first failure have passed; the agent WebSocket gets that 429 before
+the upgrade. A valid key is always accepted. Bearer tokens are not counted and still work from there.
 Each throttled address is logged and audited in summary (action \`auth.api_key_rejected\`, once per 5
-minutes while it goes on). Failed logins: 10 per username in 15 minutes, then 429. A customer-scoped key,
+minutes while it goes on). Failed password sign-ins are counted per username and address (10), per
+address (50) and per username (100, not for addresses the user signed in from); past a count, 429 with
+a \`Retry-After\` that doubles with each further failure (1 minute up to an hour). A customer-scoped key,
 and a user limited to a set of customers, sees only those customers: anything else is 404, lists and
 the audit log are filtered to them, and server-wide resources (users, settings, the script library) are
 403. Every non-GET request by a known caller is recorded in the audit log (method,

@@ -4,30 +4,56 @@ import { addressGroup, ApiKeyThrottle, type GuessingSummary } from './attempt-th
 
 const policy = { maxFailures: 30, windowMs: 300_000 };
 
+/** An attempt whose key turns out wrong. */
+const wrongKey = (throttle: ApiKeyThrottle, address: string) => throttle.begin(address).failed();
+
 describe('ApiKeyThrottle', () => {
-  it('lets an address fail 30 times, then refuses it with Retry-After until its window has passed', async () => {
+  it('lets an address fail 30 times, then refuses its wrong keys with Retry-After until its window has passed', async () => {
     const clock = new FakeClock('2026-11-25T10:00:00Z');
     const throttle = new ApiKeyThrottle(clock, policy);
-    const summaries = Array.from({ length: 30 }, () => throttle.fail('203.0.113.7'));
-    expect(summaries.slice(0, 29).every((s) => s === null)).toBe(true);
-    expect(summaries[29]).toEqual({ address: '203.0.113.7', attempts: 30, periodSeconds: 1, throttledUntil: new Date('2026-11-25T10:05:00Z') });
+    const outcomes = Array.from({ length: 30 }, () => wrongKey(throttle, '203.0.113.7'));
+    expect(outcomes.every((o) => o.error === null)).toBe(true);
+    expect(outcomes.slice(0, 29).every((o) => o.summary === null)).toBe(true);
+    expect(outcomes[29]!.summary).toEqual({ address: '203.0.113.7', attempts: 30, periodSeconds: 1, throttledUntil: new Date('2026-11-25T10:05:00Z') });
 
     await clock.advance(60_000);
-    const refused = throttle.refuse('203.0.113.7');
-    expect(refused?.error).toMatchObject({ code: 'TOO_MANY_ATTEMPTS', status: 429, headers: { 'retry-after': '240' } });
-    expect(refused?.summary).toBeNull();
-    expect(throttle.refuse('203.0.113.8')).toBeNull();
+    const refused = wrongKey(throttle, '203.0.113.7');
+    expect(refused.error).toMatchObject({ code: 'TOO_MANY_ATTEMPTS', status: 429, headers: { 'retry-after': '240' } });
+    expect(refused.summary).toBeNull();
+    expect(wrongKey(throttle, '203.0.113.8').error).toBeNull();
 
     await clock.advance(240_000);
-    expect(throttle.refuse('203.0.113.7')).toBeNull();
+    expect(wrongKey(throttle, '203.0.113.7').error).toBeNull();
+  });
+
+  it('takes attempts before their keys are checked: of 50 at once, 30 are counted and the other 20 refused', () => {
+    const throttle = new ApiKeyThrottle(new FakeClock(), policy);
+    const inFlight = Array.from({ length: 50 }, () => throttle.begin('192.0.2.1'));
+    const outcomes = inFlight.map((attempt) => attempt.failed());
+    expect(outcomes.filter((o) => o.error === null)).toHaveLength(30);
+    expect(outcomes.filter((o) => o.error?.code === 'TOO_MANY_ATTEMPTS')).toHaveLength(20);
+  });
+
+  it('gives a valid key its attempt back, and lets it clear nothing', () => {
+    const throttle = new ApiKeyThrottle(new FakeClock(), policy);
+    for (let i = 0; i < 29; i++) wrongKey(throttle, '192.0.2.2');
+    for (let i = 0; i < 5; i++) throttle.begin('192.0.2.2').passed();
+    expect(wrongKey(throttle, '192.0.2.2').error).toBeNull();
+    throttle.begin('192.0.2.2').passed();
+    expect(wrongKey(throttle, '192.0.2.2').error).toMatchObject({ code: 'TOO_MANY_ATTEMPTS' });
+  });
+
+  it('keeps no address that only presents valid keys', () => {
+    const throttle = new ApiKeyThrottle(new FakeClock(), policy);
+    for (let i = 0; i < 1000; i++) throttle.begin(`10.1.${i % 250}.${i}`).passed();
+    expect(throttle.trackedAddresses).toBe(0);
   });
 
   it('never throttles a client failing once a minute', async () => {
     const clock = new FakeClock();
     const throttle = new ApiKeyThrottle(clock, policy);
     for (let minute = 0; minute < 24 * 60; minute++) {
-      expect(throttle.refuse('198.51.100.1')).toBeNull();
-      expect(throttle.fail('198.51.100.1')).toBeNull();
+      expect(wrongKey(throttle, '198.51.100.1')).toEqual({ error: null, summary: null });
       await clock.advance(60_000);
     }
   });
@@ -40,8 +66,7 @@ describe('ApiKeyThrottle', () => {
     // 20 attempts a second for an hour: each is refused, or checked and failed.
     for (let tick = 0; tick < 3600 * 20; tick++) {
       sent++;
-      const refused = throttle.refuse('192.0.2.9');
-      const summary = refused ? refused.summary : throttle.fail('192.0.2.9');
+      const { summary } = wrongKey(throttle, '192.0.2.9');
       if (summary) summaries.push(summary);
       await clock.advance(50);
     }
@@ -55,10 +80,10 @@ describe('ApiKeyThrottle', () => {
 
   it('tracks at most its capacity of addresses, forgetting the oldest first', () => {
     const throttle = new ApiKeyThrottle(new FakeClock(), policy, 100);
-    for (let i = 0; i < 30; i++) throttle.fail('10.0.0.1');
-    for (let i = 0; i < 10_000; i++) throttle.fail(`192.0.2.${i % 250}-${i}`);
+    for (let i = 0; i < 30; i++) wrongKey(throttle, '10.0.0.1');
+    for (let i = 0; i < 10_000; i++) wrongKey(throttle, `192.0.2.${i % 250}-${i}`);
     expect(throttle.trackedAddresses).toBe(100);
-    expect(throttle.refuse('10.0.0.1')).toBeNull();
+    expect(wrongKey(throttle, '10.0.0.1').error).toBeNull();
   });
 });
 

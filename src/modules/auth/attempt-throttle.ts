@@ -1,8 +1,10 @@
-// Throttling of failed sign-in attempts. One rule for both kinds: a source may fail `maxFailures` times
-// within `windowMs`; after that it gets 429 TOO_MANY_ATTEMPTS with Retry-After until the oldest failure
-// in the window has left it. Logins count failures per username in the database (auth.repo.ts); API
-// keys count them per source address in memory (ApiKeyThrottle), bounded so that an attacker cannot
-// grow it, and report each throttled address in summary, never per attempt.
+// Throttling of failed API-key attempts per source address, in memory (ApiKeyThrottle), bounded so that
+// an attacker cannot grow it, reporting each throttled address in summary, never per attempt. A source
+// may fail `maxFailures` times within `windowMs`; after that its wrong keys get 429 TOO_MANY_ATTEMPTS with
+// Retry-After until the window has passed. A valid key is never refused: the key is checked first and
+// the throttle only turns what fails anyway from a 401 into a 429 (a key has >= 190 random bits, so
+// the throttle is about noise and telling a broken client to back off, not about odds). Password
+// sign-in is throttled in login-throttle.ts.
 import { isIPv6 } from 'node:net';
 import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
@@ -12,9 +14,6 @@ export interface ThrottlePolicy {
   readonly windowMs: number;
 }
 
-/** Contract §1: 10 failed logins per username in 15 minutes. */
-export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 10, windowMs: 15 * 60_000 };
-
 /**
  * 30 failed API-key attempts per address in 5 minutes. A misconfigured agent with an old key retries
  * with a back-off that reaches once a minute (about 10 failures in its first 5 minutes), so even three
@@ -23,11 +22,9 @@ export const LOGIN_THROTTLE: ThrottlePolicy = { maxFailures: 10, windowMs: 15 * 
  */
 export const API_KEY_THROTTLE: ThrottlePolicy = { maxFailures: 30, windowMs: 5 * 60_000 };
 
-/** The 429 for a source that has used up its failures (`oldest` = first failure in the window), or null. */
-export function tooManyAttempts(policy: ThrottlePolicy, failures: { count: number; oldest: Date | null }, now: Date, message: string): AppError | null {
-  if (failures.count < policy.maxFailures) return null;
-  const freeAt = (failures.oldest?.getTime() ?? now.getTime()) + policy.windowMs;
-  const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
+/** 429 TOO_MANY_ATTEMPTS whose Retry-After (whole seconds, at least 1) runs until `freeAt`. */
+export function tooManyAttempts(message: string, freeAt: number, now: number): AppError {
+  const retryAfter = Math.max(1, Math.ceil((freeAt - now) / 1000));
   return new AppError('TOO_MANY_ATTEMPTS', message, { headers: { 'retry-after': String(retryAfter) } });
 }
 
@@ -45,20 +42,40 @@ export interface GuessingSummary {
 interface Tracked {
   windowStart: number;
   failures: number;
+  /** Attempts taken (begin) whose key is still being checked: they count against the limit already. */
+  pending: number;
   /** Attempts (failed, or refused while throttled) not yet in a summary. */
   unreported: number;
   /** When the last summary of this address was made; null before the first. */
   reportedAt: number | null;
 }
 
+/** What became of a wrong or empty key: the 429 when its address was throttled (else it is a 401), and a summary when one is due. */
+export interface FailedKey {
+  error: AppError | null;
+  summary: GuessingSummary | null;
+}
+
+/** One API-key attempt, taken before its key is checked; exactly one of its methods is called once the check is done. */
+export interface KeyAttempt {
+  /** The key was valid, or refused for a reason of its own (expired, or not checkable now): nothing is counted. */
+  passed(): void;
+  /** The key was wrong or empty. */
+  failed(): FailedKey;
+}
+
 /** Addresses tracked at once; beyond it the oldest are forgotten (about 100 bytes each). */
 export const MAX_TRACKED_ADDRESSES = 10_000;
 
+const THROTTLED = 'Too many failed API-key attempts from this address; try again later';
+
 /**
- * Failed API-key attempts per source address. Every request with a key from a throttled address is
- * refused without checking the key, a valid one included: an attacker holding one valid key must not be
- * able to reset its count, and a success therefore clears nothing. Summaries come when an address
- * crosses the limit and then at most once per window while it goes on.
+ * Failed API-key attempts per source address. An attempt is taken synchronously, before its key is
+ * checked (an await), so however many arrive at once no more than the limit are answered 401: the
+ * rest see the slots already taken and, if their key is wrong, get 429. A valid key is accepted from a
+ * throttled address too, and clears nothing (an attacker holding one valid key must not be able to
+ * reset the count). Summaries come when an address crosses the limit and then at most once per window
+ * while it goes on.
  */
 export class ApiKeyThrottle {
   readonly #tracked = new Map<string, Tracked>();
@@ -73,32 +90,51 @@ export class ApiKeyThrottle {
     return this.#tracked.size;
   }
 
-  /** The 429 for a throttled address (and a summary when one is due), or null when it may try. */
-  refuse(address: string): { error: AppError; summary: GuessingSummary | null } | null {
-    const now = this.clock.now().getTime();
-    const entry = this.#tracked.get(address);
-    if (!entry || now - entry.windowStart >= this.policy.windowMs) return null;
-    const error = tooManyAttempts(this.policy, { count: entry.failures, oldest: new Date(entry.windowStart) }, new Date(now), 'Too many failed API-key attempts from this address; try again later');
-    if (!error) return null;
-    entry.unreported++;
-    return { error, summary: this.#summaryIfDue(address, entry, now) };
+  /** Takes an attempt for the address: a slot under the limit, or, when none is left, a wrong key will be refused. */
+  begin(address: string): KeyAttempt {
+    const entry = this.#current(address, this.clock.now().getTime());
+    const counted = entry.failures + entry.pending < this.policy.maxFailures;
+    if (counted) entry.pending++;
+    let open = true;
+    const close = (): boolean => {
+      const wasOpen = open;
+      open = false;
+      if (wasOpen && counted) entry.pending--;
+      return wasOpen;
+    };
+    return {
+      passed: () => {
+        // An address that only ever presented valid keys is not kept.
+        if (close() && entry.failures === 0 && entry.pending === 0 && entry.unreported === 0 && entry.reportedAt === null && this.#tracked.get(address) === entry) {
+          this.#tracked.delete(address);
+        }
+      },
+      failed: () => (close() ? this.#failed(address, entry, counted) : { error: null, summary: null }),
+    };
   }
 
-  /** Counts a wrong or empty key; returns a summary when this failure made the address cross the limit. */
-  fail(address: string): GuessingSummary | null {
+  #failed(address: string, entry: Tracked, counted: boolean): FailedKey {
     const now = this.clock.now().getTime();
-    let entry = this.#tracked.get(address);
-    if (!entry || now - entry.windowStart >= this.policy.windowMs) {
-      // A new window; what was not yet reported goes into the next summary. Re-inserted so the map's
-      // order stays the order of window starts, oldest first.
-      this.#tracked.delete(address);
-      this.#makeRoom(now);
-      entry = { windowStart: now, failures: 0, unreported: entry?.unreported ?? 0, reportedAt: entry?.reportedAt ?? null };
-      this.#tracked.set(address, entry);
-    }
-    entry.failures++;
     entry.unreported++;
-    return entry.failures === this.policy.maxFailures ? this.#summaryIfDue(address, entry, now) : null;
+    if (counted) {
+      entry.failures++;
+      return { error: null, summary: entry.failures === this.policy.maxFailures ? this.#summaryIfDue(address, entry, now) : null };
+    }
+    return { error: tooManyAttempts(THROTTLED, entry.windowStart + this.policy.windowMs, now), summary: this.#summaryIfDue(address, entry, now) };
+  }
+
+  /** The address's entry for the window running now; a new window when its last one has passed. */
+  #current(address: string, now: number): Tracked {
+    const entry = this.#tracked.get(address);
+    if (entry && now - entry.windowStart < this.policy.windowMs) return entry;
+    // A new window; what was not yet reported goes into the next summary. Re-inserted so the map's
+    // order stays the order of window starts, oldest first. Attempts still in flight keep the old
+    // entry: their outcome no longer matters to this window.
+    this.#tracked.delete(address);
+    this.#makeRoom(now);
+    const fresh = { windowStart: now, failures: 0, pending: 0, unreported: entry?.unreported ?? 0, reportedAt: entry?.reportedAt ?? null };
+    this.#tracked.set(address, fresh);
+    return fresh;
   }
 
   #summaryIfDue(address: string, entry: Tracked, now: number): GuessingSummary | null {

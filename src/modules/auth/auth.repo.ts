@@ -1,29 +1,8 @@
-// All SQL of sign-in: failed-login records for throttling, pending two-factor logins, TOTP state.
+// All SQL of sign-in: pending two-factor logins, TOTP state (throttling: login-throttle.repo.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 
 type Db = Kysely<Database>;
-
-export async function countRecentFailures(db: Db, username: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
-  const row = await db
-    .selectFrom('login_failures')
-    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('failed_at').as('oldest')])
-    .where('username', '=', username)
-    .where('failed_at', '>', since)
-    .executeTakeFirstOrThrow();
-  return { count: row.count, oldest: row.oldest ?? null };
-}
-
-/** Records a failure and forgets all failures outside the window, so a spray of made-up usernames
- *  cannot grow the table beyond one window's worth. */
-export async function recordFailure(db: Db, username: string, at: Date, windowStart: Date): Promise<void> {
-  await db.deleteFrom('login_failures').where('failed_at', '<=', windowStart).execute();
-  await db.insertInto('login_failures').values({ username, failed_at: at }).execute();
-}
-
-export async function clearFailures(db: Db, username: string): Promise<void> {
-  await db.deleteFrom('login_failures').where('username', '=', username).execute();
-}
 
 export async function insertPendingLogin(db: Db, values: { id: string; user_id: number; expires_at: Date }): Promise<void> {
   await db.insertInto('pending_logins').values(values).execute();

@@ -57,8 +57,11 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
         summary: 'Sign in with username and password',
         description:
           'Returns an access token, or, when the user has TOTP enabled, a pending token for /auth/2fa/validate. ' +
-          'Wrong username and wrong password give the same 401 INVALID_CREDENTIALS; after 10 failures for a ' +
-          'username within 15 minutes: 429 TOO_MANY_ATTEMPTS with Retry-After.',
+          'Wrong username and wrong password give the same 401 INVALID_CREDENTIALS. Failures are counted per ' +
+          'username and address (10), per address over all usernames (50) and per username (100; not for an ' +
+          'address the user signed in from in the last 90 days); past a count: 429 TOO_MANY_ATTEMPTS with ' +
+          'Retry-After, a wait that doubles with each further failure (1 minute up to an hour). The right ' +
+          'password starts the username-and-address count again. Passkey and single sign-on are not throttled by it.',
         tags,
         body: s.loginBody,
         response: { 200: z.union([s.tokenResponse, s.pendingResponse]) },

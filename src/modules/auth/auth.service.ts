@@ -1,4 +1,4 @@
-// Sign-in (contract §1; issue 35): password login with throttling, the two-step login (TOTP, or another
+// Sign-in (contract §1; issue 35): password login with throttling (login-throttle.ts), the two-step login (TOTP, or another
 // second factor a feature adds, such as passkeys), TOTP enrolment and removal, sessions, and turning a
 // presented access token back into a caller. Every access token names its session (`sid`); a token is
 // refused once its session is ended (sign-out, "sign out everywhere", an admin ending it) or the user's
@@ -11,8 +11,8 @@ import { AppError } from '../../platform/errors.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import type { PasswordHasher } from '../users/passwords.js';
 import { findUser, findUserByName, touchLastLogin, type UserRow } from '../users/users.repo.js';
-import { LOGIN_THROTTLE, tooManyAttempts } from './attempt-throttle.js';
 import * as repo from './auth.repo.js';
+import { LoginThrottle } from './login-throttle.js';
 import * as sessions from './sessions.repo.js';
 import type { Caller } from './caller.js';
 import { ACCESS_TOKEN_SECONDS, PENDING_TOKEN_SECONDS, type TokenSigner } from './tokens.js';
@@ -46,6 +46,7 @@ export class AuthService {
   otherSecondFactors: (userId: number) => Promise<SecondFactor[]> = async () => [];
   /** Whether a user may sign in with a password (single sign-on may turn it off for non-admins). */
   passwordSignInAllowed: (user: UserRow) => Promise<boolean> = async () => true;
+  readonly #throttle: LoginThrottle;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -53,22 +54,20 @@ export class AuthService {
     private readonly tokens: TokenSigner,
     private readonly box: SecretBox,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#throttle = new LoginThrottle(db, clock);
+  }
 
   async login(username: string, password: string, client: ClientInfo): Promise<LoginResult> {
-    const now = this.clock.now();
-    const name = username.toLowerCase();
-    const windowStart = new Date(now.getTime() - LOGIN_THROTTLE.windowMs);
-    const failures = await repo.countRecentFailures(this.db, name, windowStart);
-    const throttled = tooManyAttempts(LOGIN_THROTTLE, failures, now, 'Too many failed logins for this user; try again later');
-    if (throttled) throw throttled;
+    // Counted (or refused with 429) before the password is checked; the right one gives it back.
+    const attempt = await this.#throttle.begin(username.toLowerCase(), client.ip);
     const user = await findUserByName(this.db, username);
     // Unknown users are compared against a decoy hash: same answer, about the same time.
     if (!(await this.passwords.verify(password, user?.password_hash)) || !user) {
-      await repo.recordFailure(this.db, name, now, windowStart);
+      await attempt.failed();
       throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
     }
-    await repo.clearFailures(this.db, name);
+    await attempt.succeeded();
     if (!(await this.passwordSignInAllowed(user))) {
       throw new AppError('FORBIDDEN', 'Sign-in with a password is turned off for this user; use single sign-on');
     }
