@@ -27,6 +27,7 @@ import sso from './0024_sso.js';
 import agentSortIndexes from './0025_agent_sort_indexes.js';
 import pendingAgentIndex from './0026_pending_agent_index.js';
 import dropDuplicatePendingIndex from './0027_drop_duplicate_pending_index.js';
+import taskAgentWait from './0028_task_agent_wait.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -58,4 +59,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0025_agent_sort_indexes', agentSortIndexes],
   ['0026_pending_agent_index', pendingAgentIndex],
   ['0027_drop_duplicate_pending_index', dropDuplicatePendingIndex],
+  ['0028_task_agent_wait', taskAgentWait],
 ];
