@@ -18,6 +18,7 @@ import { runGroup } from './group-run.js';
 import { nextCronRun } from './cron.js';
 import { runKind, UPDATE_KINDS, type TaskKind } from './task-kinds.js';
 import * as repo from './tasks.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 export interface WebhookDeliverer {
   /** `signal` ends a delivery waiting between tries (the server is stopping). */
@@ -140,7 +141,7 @@ export class TaskRunner {
       const origin = { source: 'task' as const, actor_type: 'system' as const, actor: `task ${task.id} (${task.name})` };
       outcome = await runKind(kind, task.params, agentId, { commander: this.hub, backups: this.backups, ...this.commands, origin });
     } catch (err) {
-      if (!isAppError(err)) this.logger.error({ err, taskId: task.id }, 'task run failed');
+      if (!isAppError(err)) logFailure(this.logger, err, { taskId: task.id }, 'task run failed');
       return { status: 'error', result: null, error: isAppError(err) ? `${err.code}: ${err.message}` : 'Internal error while running the task' };
     }
     if (outcome.error) return { status: 'error', result: outcome.result, error: outcome.error };

@@ -13,6 +13,7 @@ import type { Logger } from '../../platform/logger.js';
 import { nextCronRun } from './cron.js';
 import type { TaskRunner } from './task-runner.js';
 import * as repo from './tasks.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 /** The longest sleep between rounds; leases are renewed every round. */
 const ROUND_MS = 60_000;
@@ -71,7 +72,7 @@ export class TaskScheduler {
   #start(task: repo.TaskRow, runId: number, resumed?: { startedAt: Date; waitingUntil: Date }): void {
     const done = this.runner
       .execute(task, runId, this.#stop.signal, resumed)
-      .catch((err: unknown) => this.logger.error({ err, taskId: task.id, runId }, 'task run could not be recorded'))
+      .catch((err: unknown) => logFailure(this.logger, err, { taskId: task.id, runId }, 'task run could not be recorded'))
       .finally(() => this.#running.delete(runId));
     this.#running.set(runId, { taskId: task.id, done });
   }
@@ -90,7 +91,7 @@ export class TaskScheduler {
       try {
         await this.round(roundAt);
       } catch (err) {
-        this.logger.error({ err }, 'task scheduler round failed');
+        logFailure(this.logger, err, {}, 'task scheduler round failed');
       }
       const next = await repo.nextDueAt(this.db).catch(() => null);
       const now = this.clock.now().getTime();
