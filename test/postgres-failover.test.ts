@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTool, freePort, probeTcp } from './helpers/cluster-rig.js';
 import { HeartbeatLoad } from './helpers/heartbeat-load.js';
 import { createPgCluster, createStandby, postgresBinDir, type PgCluster, type PgStandby } from './helpers/pg-cluster.js';
-import { PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ServerProcess } from './helpers/spawn-server.js';
+import { PROCESS_TEST_TIMEOUT_MS, ROOT } from './helpers/spawn-server.js';
+import { startWatchedServer, type WatchedServer } from './helpers/watched-server.js';
 
 const AGENTS = 50;
 const ADMIN_PASSWORD = 'failover-test-password';
@@ -47,8 +48,7 @@ describe.skipIf(skip)(title, () => {
   let standby: PgStandby | undefined;
   let haproxy: ChildProcess | undefined;
   let haproxyDir: string | undefined;
-  let server: ServerProcess | undefined;
-  let exitCode: number | null | undefined;
+  let watched: WatchedServer | undefined;
   let dataDir: string | undefined;
   let base = '';
   let load: HeartbeatLoad | undefined;
@@ -63,52 +63,21 @@ describe.skipIf(skip)(title, () => {
     haproxy = spawn(haproxyBinary!, ['-f', config, '-db'], { stdio: 'ignore' });
     for (let i = 0; i < 100 && !(await probeTcp(port)); i++) await new Promise((r) => setTimeout(r, 100));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-pgfailover-'));
-    server = spawnServer({ DATA_DIR: dataDir, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`, ADMIN_PASSWORD });
-    void server.exited.then((code) => (exitCode = code));
-    await server.listening;
-    base = `http://127.0.0.1:${server.port}`;
+    watched = await startWatchedServer({ DATA_DIR: dataDir, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`, ADMIN_PASSWORD }, 60_000);
+    base = watched.base;
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     await load?.close();
-    if (server && exitCode === undefined) {
-      server.kill('SIGKILL');
-      await server.exited;
-    }
+    await watched?.kill();
     haproxy?.kill('SIGKILL');
     await standby?.remove();
     await primary?.remove();
     for (const dir of [dataDir, haproxyDir]) if (dir) await rm(dir, { recursive: true, force: true });
   }, PROCESS_TEST_TIMEOUT_MS);
 
-  function assertAlive(): void {
-    if (exitCode !== undefined) throw new Error(`the server exited (code ${exitCode}):\n${[...server!.stdout, ...server!.stderr].slice(-25).join('\n')}`);
-  }
-
-  /** Polls `condition` (generous deadline: two busy shared cores), failing early if the server died. */
-  async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      assertAlive();
-      if (await condition()) return;
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  async function api<T>(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<T> {
-    const res = await fetch(`${base}/api/v1${url}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
-
   const logLines = (): LogLine[] =>
-    server!.stdout.flatMap((line) => {
+    watched!.process.stdout.flatMap((line) => {
       try {
         return [JSON.parse(line) as LogLine];
       } catch {
@@ -118,29 +87,29 @@ describe.skipIf(skip)(title, () => {
   const readOnlySeen = () => logLines().some((l) => (l.error ?? l.err)?.code === '25006');
 
   it('answers 503 while it reaches a standby not yet promoted, logs that as an outage, and loses nothing acknowledged', async () => {
-    const { token } = await api<{ token: string }>('POST', '/auth/login', {}, { username: 'admin', password: ADMIN_PASSWORD });
+    const { token } = await watched!.api<{ token: string }>('POST', '/auth/login', {}, { username: 'admin', password: ADMIN_PASSWORD });
     const admin = { authorization: `Bearer ${token}` };
-    const { key } = await api<{ key: string }>('POST', '/apikeys', admin, { name: 'failover load', permissions: 'agent' });
+    const { key } = await watched!.api<{ key: string }>('POST', '/apikeys', admin, { name: 'failover load', permissions: 'agent' });
     const beats = (load = await HeartbeatLoad.connect(base, key, AGENTS));
     beats.start();
     beats.startReaders(admin, 4);
     const started = performance.now();
-    await until('every agent had a heartbeat stored', () => beats.allAckedSince(started));
+    await watched!.until('every agent had a heartbeat stored', () => beats.allAckedSince(started));
 
     await primary!.stop();
     const stopped = performance.now();
     // HAProxy marks the primary down after two failed checks and sends new connections to the standby,
     // which refuses writes until promoted: promote it once the server has met that (the issue's 3 s).
-    await until('the server met the read-only standby', readOnlySeen);
+    await watched!.until('the server met the read-only standby', readOnlySeen);
     // Read-only long enough for most agents to be refused once (counted, not timed: the cores are busy).
     const readOnly = performance.now();
-    await until('heartbeats were refused by the read-only standby', () => beats.answersSince(readOnly).filter((a) => a.status !== 200).length >= AGENTS / 2);
+    await watched!.until('heartbeats were refused by the read-only standby', () => beats.answersSince(readOnly).filter((a) => a.status !== 200).length >= AGENTS / 2);
     await standby!.promote();
     const promoted = performance.now();
-    await until('every agent had a heartbeat stored after the promotion', () => beats.allAckedSince(promoted));
+    await watched!.until('every agent had a heartbeat stored after the promotion', () => beats.allAckedSince(promoted));
     await beats.stop();
 
-    assertAlive();
+    watched!.assertAlive();
     expect(beats.transportErrors).toEqual([]);
     const during = [...beats.answers, ...beats.reads].filter((a) => a.at >= stopped);
     expect(during.filter((a) => a.status >= 500 && a.status !== 503).map((a) => `${a.status} ${a.body}`)).toEqual([]);
@@ -154,7 +123,7 @@ describe.skipIf(skip)(title, () => {
     // Every heartbeat answered 200 is stored (read back from the promoted standby).
     const lost: string[] = [];
     for (const agent of beats.agents) {
-      const samples = await api<Array<{ value: number }>>('GET', `/agents/${agent.id}/metrics?metric=uptime_seconds&limit=100000`, admin);
+      const samples = await watched!.api<Array<{ value: number }>>('GET', `/agents/${agent.id}/metrics?metric=uptime_seconds&limit=100000`, admin);
       const values = new Set(samples.map((s) => s.value));
       for (const seq of agent.acked) if (!values.has(seq)) lost.push(`${agent.id} #${seq}`);
     }
