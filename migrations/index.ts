@@ -28,6 +28,7 @@ import agentSortIndexes from './0025_agent_sort_indexes.js';
 import pendingAgentIndex from './0026_pending_agent_index.js';
 import dropDuplicatePendingIndex from './0027_drop_duplicate_pending_index.js';
 import loginThrottle from './0028_login_throttle.js';
+import taskAgentWait from './0029_task_agent_wait.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -60,4 +61,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0026_pending_agent_index', pendingAgentIndex],
   ['0027_drop_duplicate_pending_index', dropDuplicatePendingIndex],
   ['0028_login_throttle', loginThrottle],
+  ['0029_task_agent_wait', taskAgentWait],
 ];

@@ -226,6 +226,22 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
       }
       await sleep(1_000);
     }
+    // Issue 57: every 503 wrote an error line with a stack trace; now one warn line per 10 s says it.
+    const logged = () =>
+      across.proc.stdout.flatMap((line) => {
+        try {
+          const entry = JSON.parse(line) as { level: number; time: number; msg: string; err?: unknown };
+          return entry.time >= down ? [entry] : [];
+        } catch {
+          return [];
+        }
+      });
+    const outage = () => logged().filter((l) => l.msg.startsWith('cluster link (NATS) unavailable: answered 503'));
+    await vi.waitFor(() => expect(outage().length).toBeGreaterThanOrEqual(1));
+    expect(logged().filter((l) => l.msg === 'request failed')).toEqual([]);
+    expect(outage().length).toBeLessThanOrEqual(3);
+    for (const line of outage()) expect(line.level).toBe(40);
+    expect(outage().some((l) => 'err' in l)).toBe(false);
     await nats.restart();
     for (const agent of [first, second]) {
       await vi.waitFor(async () => expect((await exec(elsewhere(agent), agent, 'echo across-again')).json).toMatchObject({ stdout: 'across-again\n' }), {

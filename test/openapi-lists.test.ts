@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { startCallstatus, type CallstatusTest } from './helpers/callstatus.js';
+import { adminToken, bearer } from './helpers/identity.js';
 
 type Operation = {
   description?: string;
@@ -84,5 +85,40 @@ describe('list operations in the OpenAPI documents', () => {
       ['/api/admin/activity', '/api/admin/assignments', '/api/admin/colors', '/api/admin/devices', '/api/admin/state', '/api/admin/users', '/api/attendance'],
     );
     for (const [path, op] of arrays) expectPaged(path, op);
+  });
+});
+
+// Issue 57: `?offset=` and `?page=` were ignored, so a client paging that way read the first page again
+// and again. Every list of both apps refuses them, whatever its path parameters (before its handler).
+describe("other APIs' paging parameters", () => {
+  const lists = (doc: Doc) => arrayOperations(doc).filter(([path]) => !(path in NOT_LISTS));
+  const concrete = (path: string) => path.replace(/\{[^}]+\}/g, '1');
+
+  async function expectRefused(app: TestApp['app'], url: string, headers: Record<string, string>, param: string, instead: RegExp) {
+    const res = await app.inject({ method: 'GET', url, headers });
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+    const body = res.json() as { error: string; code: string; request_id: string; details: Array<{ path: string; message: string }> };
+    expect(body, url).toMatchObject({ code: 'VALIDATION_ERROR', request_id: expect.any(String), details: [{ path: param }] });
+    expect(body.error, url).toMatch(instead);
+  }
+
+  it('the RMM server: every list answers 400 naming `cursor` (or `limit`); other routes are unaffected', async () => {
+    const headers = bearer(await adminToken(rmm));
+    const doc = (await rmm.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
+    for (const [path] of lists(doc)) {
+      await expectRefused(rmm.app, `${concrete(path)}?offset=100`, headers, 'offset', /`cursor`/);
+      await expectRefused(rmm.app, `${concrete(path)}?page=2&limit=10`, headers, 'page', /`cursor`/);
+    }
+    await expectRefused(rmm.app, '/api/v1/agents?per_page=50', headers, 'per_page', /`limit`/);
+    // A list still pages with limit and cursor; routes that are not lists do not look at these names.
+    expect((await rmm.app.inject({ method: 'GET', url: '/api/v1/customers?limit=1', headers })).statusCode).toBe(200);
+    expect((await rmm.app.inject({ method: 'GET', url: '/api/v1/hub/status?page=2', headers })).statusCode).toBe(200);
+    expect((await rmm.app.inject({ method: 'GET', url: '/healthz?offset=1' })).statusCode).toBe(200);
+  });
+
+  it('the call-status service: every list answers 400 naming `cursor`', async () => {
+    const headers = { authorization: `Bearer ${callstatus.adminToken!}` };
+    const doc = (await callstatus.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
+    for (const [path] of lists(doc)) await expectRefused(callstatus.app, `${path}?offset=5`, headers, 'offset', /`cursor`/);
   });
 });

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HeartbeatLoad } from './helpers/heartbeat-load.js';
 import { createPgCluster, postgresBinDir, type PgCluster } from './helpers/pg-cluster.js';
-import { PROCESS_TEST_TIMEOUT_MS, spawnServer, type ServerProcess } from './helpers/spawn-server.js';
+import { PROCESS_TEST_TIMEOUT_MS } from './helpers/spawn-server.js';
+import { startWatchedServer, type WatchedServer } from './helpers/watched-server.js';
 
 const AGENTS = 200;
 const ADMIN_PASSWORD = 'restart-test-password';
@@ -24,8 +25,7 @@ const title = binDir
 
 describe.skipIf(!binDir)(title, () => {
   let cluster: PgCluster | undefined;
-  let server: ServerProcess | undefined;
-  let exitCode: number | null | undefined;
+  let watched: WatchedServer | undefined;
   let dataDir: string | undefined;
   let base = '';
   let load: HeartbeatLoad | undefined;
@@ -33,95 +33,61 @@ describe.skipIf(!binDir)(title, () => {
   beforeAll(async () => {
     cluster = await createPgCluster(binDir!);
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-pgrestart-'));
-    server = spawnServer({ DATA_DIR: dataDir, DATABASE_URL: cluster.url, ADMIN_PASSWORD });
-    void server.exited.then((code) => (exitCode = code));
-    await server.listening;
-    base = `http://127.0.0.1:${server.port}`;
+    watched = await startWatchedServer({ DATA_DIR: dataDir, DATABASE_URL: cluster.url, ADMIN_PASSWORD });
+    base = watched.base;
   }, PROCESS_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     await load?.close();
-    if (server && exitCode === undefined) {
-      server.kill('SIGKILL');
-      await server.exited;
-    }
+    await watched?.kill();
     await cluster?.remove();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }, PROCESS_TEST_TIMEOUT_MS);
 
-  /** Fails at once, with the server's last words, once the server process is gone. */
-  function assertAlive(): void {
-    if (exitCode !== undefined) {
-      throw new Error(`the server exited (code ${exitCode}):\n${[...server!.stdout, ...server!.stderr].slice(-25).join('\n')}`);
-    }
-  }
-
   async function readyz(): Promise<number> {
-    assertAlive();
+    watched!.assertAlive();
     try {
       return (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(10_000) })).status;
     } catch {
-      assertAlive();
+      watched!.assertAlive();
       return 0;
     }
   }
 
-  /** Polls `condition` (generous deadline: two busy shared cores), failing early if the server died. */
-  async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 45_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      assertAlive();
-      if (await condition()) return;
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  async function api<T>(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<T> {
-    const res = await fetch(`${base}/api/v1${url}`, {
-      method,
-      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
-
   it('keeps serving, answers 503 while the database is away, recovers by itself and loses nothing acknowledged', async () => {
-    const { token } = await api<{ token: string }>('POST', '/auth/login', {}, { username: 'admin', password: ADMIN_PASSWORD });
+    const { token } = await watched!.api<{ token: string }>('POST', '/auth/login', {}, { username: 'admin', password: ADMIN_PASSWORD });
     const admin = { authorization: `Bearer ${token}` };
-    const { key } = await api<{ key: string }>('POST', '/apikeys', admin, { name: 'restart load', permissions: 'agent' });
+    const { key } = await watched!.api<{ key: string }>('POST', '/apikeys', admin, { name: 'restart load', permissions: 'agent' });
     // Kept where afterAll can close it, should an assertion fail first.
     const beats = (load = await HeartbeatLoad.connect(base, key, AGENTS));
     beats.start();
     beats.startReaders(admin, 8);
     const started = performance.now();
-    await until('every agent had a heartbeat stored', () => beats.allAckedSince(started));
+    await watched!.until('every agent had a heartbeat stored', () => beats.allAckedSince(started));
 
     // 1. The restart of the report: a fast shutdown ends every connection with 57P01 mid-load. The
     // crash depended on a client being checked out at that instant (6 runs of 7), so three times.
     for (let restart = 1; restart <= 3; restart++) {
       await cluster!.restart();
       const restarted = performance.now();
-      await until(`/readyz is 200 again after restart ${restart}`, async () => (await readyz()) === 200);
-      await until(`every agent had a heartbeat stored after restart ${restart}`, () => beats.allAckedSince(restarted));
+      await watched!.until(`/readyz is 200 again after restart ${restart}`, async () => (await readyz()) === 200);
+      await watched!.until(`every agent had a heartbeat stored after restart ${restart}`, () => beats.allAckedSince(restarted));
     }
 
     // 2. The database away for a while: heartbeats and /readyz answer 503 until it is back.
     await cluster!.stop();
     const stopped = performance.now();
-    await until('/readyz is 503 while the database is down', async () => (await readyz()) === 503);
+    await watched!.until('/readyz is 503 while the database is down', async () => (await readyz()) === 503);
     // Down long enough for most agents to be refused once (counted, not timed: the cores are busy).
-    await until('heartbeats are refused while the database is down', () => beats.answersSince(stopped).filter((a) => a.status === 503).length >= AGENTS / 2);
+    await watched!.until('heartbeats are refused while the database is down', () => beats.answersSince(stopped).filter((a) => a.status === 503).length >= AGENTS / 2);
     await cluster!.start();
     const back = performance.now();
-    await until('/readyz is 200 again without intervention', async () => (await readyz()) === 200);
+    await watched!.until('/readyz is 200 again without intervention', async () => (await readyz()) === 200);
     const readyAfterMs = performance.now() - back;
-    await until('every agent had a heartbeat stored after the outage', () => beats.allAckedSince(back));
+    await watched!.until('every agent had a heartbeat stored after the outage', () => beats.allAckedSince(back));
     await beats.stop();
 
-    assertAlive();
+    watched!.assertAlive();
     expect(beats.transportErrors).toEqual([]);
     const statuses = new Set(beats.answers.map((a) => a.status));
     expect([...statuses].sort()).toEqual([200, 503]);
@@ -139,7 +105,7 @@ describe.skipIf(!binDir)(title, () => {
     const lost: string[] = [];
     let stored = 0;
     for (const agent of beats.agents) {
-      const samples = await api<Array<{ value: number }>>('GET', `/agents/${agent.id}/metrics?metric=uptime_seconds&limit=100000`, admin);
+      const samples = await watched!.api<Array<{ value: number }>>('GET', `/agents/${agent.id}/metrics?metric=uptime_seconds&limit=100000`, admin);
       const values = new Set(samples.map((s) => s.value));
       stored += values.size;
       for (const seq of agent.acked) if (!values.has(seq)) lost.push(`${agent.id} #${seq}`);
@@ -150,13 +116,13 @@ describe.skipIf(!binDir)(title, () => {
 
     // The agents' sockets outlived both: none was closed, and the server still counts all as connected.
     expect(beats.agents.filter((a) => a.closedWith !== undefined).map((a) => a.closedWith)).toEqual([]);
-    const connected = await Promise.all(beats.agents.map((a) => api<{ connected: boolean }>('GET', `/agents/${a.id}`, admin)));
+    const connected = await Promise.all(beats.agents.map((a) => watched!.api<{ connected: boolean }>('GET', `/agents/${a.id}`, admin)));
     expect(connected.filter((a) => !a.connected)).toHaveLength(0);
     expect(await readyz()).toBe(200);
 
     // The log tells the operator what happened without a line per refused request (there were hundreds).
     const refused = [...beats.answers, ...beats.reads].filter((a) => a.status === 503).length;
-    const warnings = server!.stdout.filter((line) => /"level":(40|50|60)/.test(line));
+    const warnings = watched!.process.stdout.filter((line) => /"level":(40|50|60)/.test(line));
     expect(warnings.some((line) => line.includes('PostgreSQL connection lost'))).toBe(true);
     expect(warnings.length).toBeLessThan(30);
     // The figures the issue asks for, in the test's output.

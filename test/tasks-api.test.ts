@@ -16,8 +16,8 @@ interface TaskDto {
   next_run_at: string | null;
 }
 
-/** The contract's fields, and `target` (issue 33: null unless the task is for a group). */
-const TASK_FIELDS = ['id', 'name', 'agent_id', 'target', 'customer_number', 'kind', 'params', 'status', 'run_at', 'cron', 'next_run_at', 'last_run_at', 'webhook_url', 'result', 'created_at'];
+/** The contract's fields, `target` (issue 33: null unless the task is for a group) and `agent_wait_timeout` (issue 57). */
+const TASK_FIELDS = ['id', 'name', 'agent_id', 'target', 'customer_number', 'kind', 'params', 'status', 'run_at', 'cron', 'next_run_at', 'last_run_at', 'webhook_url', 'agent_wait_timeout', 'result', 'created_at'];
 /** Far enough ahead that the scheduler never runs these tasks during the file. */
 const LATER = '2027-01-01T00:00:00.000Z';
 

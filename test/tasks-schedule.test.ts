@@ -19,6 +19,8 @@ interface RunDto {
   id: number;
   status: string;
   started_at: string;
+  finished_at: string | null;
+  waiting_until: string | null;
   result: Record<string, unknown> | null;
   error: string | null;
 }
@@ -90,11 +92,80 @@ describe('planned and recurring tasks', () => {
     expect((await call('POST', `/tasks/${id}/run`)).status).toBe(409);
   });
 
-  it('fails the run with a reason when the agent is not connected at the due time', async () => {
+  it('fails the run at once with a reason when the agent is not connected at the due time and the task does not wait', async () => {
     const away = await s.register(agentKey, 'fw-away');
-    const { id } = (await call('POST', '/tasks', { agent_id: away, kind: 'reboot' })).body as TaskDto;
+    const { id } = (await call('POST', '/tasks', { agent_id: away, kind: 'reboot', agent_wait_timeout: 0 })).body as TaskDto;
     await vi.waitFor(async () => expect((await task(id)).status).toBe('error'));
     expect((await runs(id))[0]).toMatchObject({ status: 'error', error: 'The agent was not connected when the task was due' });
+  });
+});
+
+// Issue 57: a run due while its agent reconnected (an instance restart) failed at once. It now waits.
+describe('an agent away at the due time', () => {
+  const waitingRun = async (id: number) => {
+    await vi.waitFor(async () => expect((await runs(id))[0]?.waiting_until ?? null).not.toBeNull());
+    return (await runs(id))[0]!;
+  };
+
+  it('is waited for (600 s by default), and the run goes on as soon as it connects', async () => {
+    const lateId = await s.register(agentKey, 'fw-late');
+    const created = await call('POST', '/tasks', { agent_id: lateId, kind: 'exec', params: { command: 'echo late' } });
+    expect(created.body).toMatchObject({ agent_wait_timeout: 600 });
+    const { id } = created.body as TaskDto;
+    const run = await waitingRun(id);
+    expect(run).toMatchObject({ status: 'running', finished_at: null });
+    expect(Date.parse(run.waiting_until!) - Date.parse(run.started_at)).toBe(600_000);
+    expect((await task(id)).status).toBe('running');
+
+    const late = await s.startAgent(agentKey, { agentId: lateId, hostname: 'fw-late' });
+    await vi.waitFor(async () => expect((await task(id)).status).toBe('completed'));
+    const all = await runs(id);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ id: run.id, status: 'completed', error: null, waiting_until: null });
+    expect(all[0]!.result).toMatchObject({ exit_code: 0, stdout: 'late\n' });
+    expect(late.commands).toEqual(['exec']);
+  });
+
+  it('ends the run in error with the reason when the agent does not connect within the task\'s bound', async () => {
+    const gone = await s.register(agentKey, 'fw-gone');
+    const { id } = (await call('POST', '/tasks', { agent_id: gone, kind: 'reboot', agent_wait_timeout: 120 })).body as TaskDto;
+    await waitingRun(id);
+    await advance(119_000, 1); // the run's own sleeper
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await task(id)).status).toBe('running');
+    await advance(1_000, 1);
+    await vi.waitFor(async () => expect((await task(id)).status).toBe('error'));
+    expect((await runs(id))[0]).toMatchObject({
+      status: 'error',
+      waiting_until: null,
+      error: 'The agent was not connected when the task was due and did not connect within 120 s',
+    });
+  });
+
+  it('can be cancelled while its run waits: the run ends cancelled and nothing reaches the agent when it connects', async () => {
+    const laterId = await s.register(agentKey, 'fw-cancelled');
+    const { id } = (await call('POST', '/tasks', { agent_id: laterId, kind: 'reboot' })).body as TaskDto;
+    await waitingRun(id);
+    const cancelled = await call('DELETE', `/tasks/${id}`);
+    expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled', next_run_at: null } });
+    expect((await runs(id))[0]).toMatchObject({ status: 'cancelled', waiting_until: null, error: 'Cancelled while the run waited for the agent' });
+
+    const later = await s.startAgent(agentKey, { agentId: laterId, hostname: 'fw-cancelled' });
+    // Another task for it runs to the end: the cancelled one's wait, woken by the same connection, sent nothing.
+    const other = (await call('POST', '/tasks', { agent_id: laterId, kind: 'exec', params: { command: 'echo after' } })).body as TaskDto;
+    await vi.waitFor(async () => expect((await task(other.id)).status).toBe('completed'));
+    expect(later.commands).toEqual(['exec']);
+    expect(await task(id)).toMatchObject({ status: 'cancelled' });
+    expect(await runs(id)).toHaveLength(1);
+  });
+
+  it('takes the bound from 0 to 86,400 s, for single-agent tasks only', async () => {
+    for (const bad of [-1, 86_401, 1.5]) expect((await call('POST', '/tasks', { agent_id: agent.id, kind: 'reboot', agent_wait_timeout: bad })).status).toBe(400);
+    const group = await call('POST', '/tasks', { target: { platform: 'linux' }, kind: 'reboot', agent_wait_timeout: 60 });
+    expect(group).toMatchObject({ status: 400, body: { code: 'VALIDATION_ERROR', details: [{ path: 'agent_wait_timeout' }] } });
+    const planned = (await call('POST', '/tasks', { agent_id: agent.id, kind: 'reboot', run_at: '2027-01-01T00:00:00Z' })).body as TaskDto;
+    const edited = await s.app.inject({ method: 'PATCH', url: `/api/v1/tasks/${planned.id}`, headers: apiKey(writeKey), payload: { agent_wait_timeout: 3600 } });
+    expect(edited.json()).toMatchObject({ agent_wait_timeout: 3600 });
   });
 });
 

@@ -271,6 +271,8 @@ export interface TasksTable {
   webhook_url: string | null;
   /** Seconds an update run waits for the agent to come back. */
   health_check_timeout: number;
+  /** Seconds a run waits for its agent to connect when it is away at the due time (migration 0029); null for group tasks. */
+  agent_wait_timeout: number | null;
   result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   created_at: Timestamp;
   /** The process running the task now, and until when its claim holds without renewal. */
@@ -287,6 +289,8 @@ export interface TaskRunsTable {
   result: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   error: string | null;
   webhook: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  /** Set while the run waits for its agent to connect (nothing sent yet): until when it waits. */
+  waiting_until: Timestamp | null;
 }
 
 export type WauAction = 'allow' | 'block';

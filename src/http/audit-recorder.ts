@@ -14,6 +14,7 @@ import fp from 'fastify-plugin';
 import { actorOf } from '../modules/auth/caller.js';
 import { targetOf, type AuditTarget } from '../modules/audit/audit-targets.js';
 import type { AuditService } from '../modules/audit/audit.service.js';
+import { logFailure } from '../db/db-errors.js';
 
 interface AuditNote {
   actor_type: 'user' | 'api_key';
@@ -76,7 +77,7 @@ export const auditRecorderPlugin = fp(
           target,
         },
         // The change itself has happened; failing its response now would only mislead the client.
-        (err) => request.log.error({ err }, 'could not write the audit entry'),
+        (err) => logFailure(request.server.log, err, { reqId: request.id }, 'could not write the audit entry'),
       );
       return payload;
     });

@@ -1,6 +1,7 @@
 // One place turns every failure into the contract's error body: AppErrors by their code, request
 // validation into 400 with details, framework errors by their status, a database that is away into a 503
-// with Retry-After, and everything else into a 500 that says nothing about internals (the details go to
+// with Retry-After (it and the cluster link's 503s logged as one warn line per 10 s, not a stack trace
+// per request), and everything else into a 500 that says nothing about internals (the details go to
 // the log, tied to the request id).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -72,6 +73,8 @@ export const errorHandlerPlugin = fp(
       const away = databaseAway(err, general);
       const mapped = away ?? general;
       if (away) outage.warn('database-away', { error: failureSummary(err) }, 'database unavailable: answered 503', request.log);
+      // NATS away: every request for an agent on another instance fails alike, and the bus logged the loss once.
+      else if (mapped.code === 'CLUSTER_UNAVAILABLE') outage.warn('cluster-away', { code: mapped.code }, 'cluster link (NATS) unavailable: answered 503', request.log);
       else if (mapped.status >= 500) request.log.error({ err }, 'request failed');
       else request.log.info({ code: mapped.code, status: mapped.status }, mapped.message);
       if (mapped.headers) reply.headers(mapped.headers);

@@ -8,8 +8,11 @@
 // parameter but `limit`, `cursor` and credentials. A cursor used with another path, sort or filter is
 // refused (400), not misread. An edited position inside a matching cursor is harmless: it only moves
 // the start within the same list, and the caller's scope and filters come from the request every time.
+// Other APIs' paging parameters (`offset`, `page`, …) are refused too (issue 57): ignored, they had a
+// client read the first page again and again, believing it paged.
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import { z } from 'zod';
 import { AppError } from '../platform/errors.js';
 import type { Page, PageKey, PageRequest } from '../platform/paging.js';
@@ -66,6 +69,37 @@ export function pageQuery(spec: ListSpec) {
   };
 }
 
+/** Paging parameters of other APIs, and what a list here takes instead. */
+const FOREIGN_PAGING: Readonly<Record<string, 'cursor' | 'limit'>> = { offset: 'cursor', page: 'cursor', skip: 'cursor', per_page: 'limit', page_size: 'limit' };
+
+function refuseForeignPaging(request: FastifyRequest): void {
+  const given = Object.keys(request.query as Record<string, unknown>).filter((name) => Object.hasOwn(FOREIGN_PAGING, name));
+  if (given.length === 0) return;
+  const instead = (name: string) =>
+    FOREIGN_PAGING[name] === 'cursor' ? 'lists page with `cursor`: follow the `Link: <…>; rel="next"` header of each answer' : 'the page size is `limit`';
+  throw new AppError('VALIDATION_ERROR', `Invalid query: ${given[0]}: not a parameter of this list; ${instead(given[0]!)}`, {
+    details: given.map((name) => ({ path: name, message: `not a parameter of this list; ${instead(name)}` })),
+  });
+}
+
+/** A route whose query takes `cursor` (pageQuery) is a list. */
+const isList = (route: RouteOptions) => {
+  const shape = (route.schema?.querystring as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape !== undefined && 'cursor' in shape;
+};
+
+/** Every list of the app refuses `offset`, `page` and the like (400 naming `cursor` or `limit`), before its handler runs. */
+export const listPagingGuardPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (route) => {
+      if (!isList(route)) return;
+      const before = route.preValidation === undefined ? [] : [route.preValidation].flat();
+      route.preValidation = [...before, async (request: FastifyRequest) => refuseForeignPaging(request)];
+    });
+  },
+  { name: 'list-paging-guard' },
+);
+
 /** The paging paragraph of a list operation's OpenAPI description. */
 export function listDescription(spec: ListSpec, before = ''): string {
   const all =
@@ -75,7 +109,8 @@ export function listDescription(spec: ListSpec, before = ''): string {
   const paging =
     `Ordered ${spec.order}. ${all} With \`limit\` (at most ${spec.max}; more is clamped) each page is at most that many items, and when ` +
     'more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow ' +
-    "it as it is; a cursor used with another path, sort or filter is 400. Pages are positions in the list's order, not a snapshot: " +
+    "it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. " +
+    "Pages are positions in the list's order, not a snapshot: " +
     'an item whose sort key changes while you page may appear twice or not at all.';
   return before ? `${before}\n\n${paging}` : paging;
 }

@@ -1,9 +1,10 @@
 // A background loop for the server's periodic work (status monitor, metrics maintenance, notification
 // delivery): runs the job, sleeps its interval on the injected clock, repeats until stopped. A failed
-// run is logged and tried again next interval; wake() cuts the sleep short (work just arrived); stop()
+// run is logged (a database outage as one, see logFailure) and tried again next interval; wake() cuts the sleep short (work just arrived); stop()
 // aborts the sleep and waits for a run in progress to finish.
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import { logFailure } from '../db/db-errors.js';
 
 export class PeriodicJob {
   #controller: AbortController | undefined;
@@ -27,7 +28,7 @@ export class PeriodicJob {
         try {
           await this.run(controller.signal);
         } catch (err) {
-          this.logger.error({ err }, `${this.name} failed; trying again next interval`);
+          logFailure(this.logger, err, {}, `${this.name} failed; trying again next interval`);
         }
         // stop() during the run: no nap (a listener added to an already aborted signal never fires).
         if (controller.signal.aborted) break;

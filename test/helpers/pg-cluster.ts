@@ -48,20 +48,27 @@ async function ownerIds(): Promise<{ uid: number; gid: number } | undefined> {
   return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
 
-export async function createPgCluster(binDir: string): Promise<PgCluster> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-pgcluster-'));
-  const data = path.join(dir, 'data');
-  const logFile = path.join(dir, 'server.log');
-  const owner = await ownerIds();
-  if (owner) await chown(dir, owner.uid, owner.gid);
+/** PostgreSQL's tools on a cluster directory, run as `postgres` when the tests run as root. */
+function clusterTools(binDir: string, owner: { uid: number; gid: number } | undefined, data: string, logFile: string) {
   const pg = (tool: string, args: string[]) => {
     const command = owner ? ['runuser', ['-u', 'postgres', '--', path.join(binDir, tool), ...args]] : [path.join(binDir, tool), args];
     return run(command[0] as string, command[1] as string[], { timeout: 90_000 });
   };
   const pgCtl = (...args: string[]) => pg('pg_ctl', ['-D', data, '-l', logFile, '-w', '-t', '60', ...args]);
+  return { pg, pgCtl };
+}
+
+/** A cluster's handle over its directory; `prepare` makes the data directory (initdb, or a base backup). */
+async function startCluster(binDir: string, prefix: string, prepare: (pg: ReturnType<typeof clusterTools>['pg'], data: string) => Promise<unknown>) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const data = path.join(dir, 'data');
+  const logFile = path.join(dir, 'server.log');
+  const owner = await ownerIds();
+  if (owner) await chown(dir, owner.uid, owner.gid);
+  const { pg, pgCtl } = clusterTools(binDir, owner, data, logFile);
   let removed = false;
   let port = 0;
-  const cluster: PgCluster = {
+  const cluster: PgCluster & { pgCtl: typeof pgCtl } = {
     get url() {
       return `postgres://postgres@127.0.0.1:${port}/postgres`;
     },
@@ -77,10 +84,10 @@ export async function createPgCluster(binDir: string): Promise<PgCluster> {
       if (existsSync(path.join(data, 'postmaster.pid'))) await pgCtl('-m', 'immediate', 'stop').catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
+    pgCtl,
   };
   try {
-    // --no-sync: the cluster is thrown away; the server it runs keeps PostgreSQL's default durability.
-    await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    await prepare(pg, data);
     // Another process may take the free port before the cluster binds it; then try another.
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
@@ -97,4 +104,25 @@ export async function createPgCluster(binDir: string): Promise<PgCluster> {
     await cluster.remove();
     throw err;
   }
+}
+
+export async function createPgCluster(binDir: string): Promise<PgCluster> {
+  // --no-sync: the cluster is thrown away; the server it runs keeps PostgreSQL's default durability.
+  return startCluster(binDir, 'rmm-pgcluster-', (pg, data) => pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']));
+}
+
+export interface PgStandby extends PgCluster {
+  /** Ends recovery: the standby becomes a primary that takes writes (`pg_ctl promote`). */
+  promote(): Promise<void>;
+}
+
+/**
+ * A hot standby of `primary`, streaming its WAL (a base backup with -R): it answers reads, and refuses
+ * writes with SQLSTATE 25006 ("cannot execute … in a read-only transaction") until promoted.
+ */
+export async function createStandby(binDir: string, primary: PgCluster): Promise<PgStandby> {
+  const standby = await startCluster(binDir, 'rmm-pgstandby-', (pg, data) =>
+    pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync']),
+  );
+  return Object.assign(standby, { promote: async () => void (await standby.pgCtl('promote')) });
 }

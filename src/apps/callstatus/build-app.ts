@@ -10,6 +10,7 @@ import type { DbHandle } from '../../db/create-db.js';
 import { errorBodySchema } from '../../http/error-body.js';
 import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { frameworkErrorHandler, inputGuardPlugin } from '../../http/input-guard.js';
+import { listPagingGuardPlugin } from '../../http/pagination.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
@@ -51,6 +52,7 @@ export async function buildCallstatusApp(deps: CallstatusDeps): Promise<FastifyI
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(inputGuardPlugin);
+  await app.register(listPagingGuardPlugin);
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',

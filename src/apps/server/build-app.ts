@@ -13,6 +13,7 @@ import { auditRecorderPlugin } from '../../http/audit-recorder.js';
 import { authPlugin, registerJwt } from '../../http/auth.js';
 import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { frameworkErrorHandler, inputGuardPlugin } from '../../http/input-guard.js';
+import { listPagingGuardPlugin } from '../../http/pagination.js';
 import { openApiPlugin } from '../../http/openapi.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
@@ -153,6 +154,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(inputGuardPlugin);
+  await app.register(listPagingGuardPlugin);
   await app.register(openApiPlugin, { version: productVersion() });
 
   const clock = deps.clock ?? systemClock;

@@ -18,6 +18,7 @@ import type { UpdateFlags } from '../firmware/update-flag.js';
 import type { SoftwareInventory } from '../wau/software-inventory.js';
 import type { HeartbeatWriter } from './heartbeat-writer.js';
 import { heartbeatValidatorCompiler } from './heartbeat-body-validator.js';
+import { logFailure } from '../../db/db-errors.js';
 
 const tags = ['agent protocol'];
 type HeartbeatBody = z.infer<typeof heartbeatBody>;
@@ -217,7 +218,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
       });
       if (!outcome.found) throw new AppError('AGENT_NOT_REGISTERED', 'Agent is not registered; register it first');
       // The heartbeat itself is stored; an inventory that cannot be stored now is sent again next minute.
-      await inventory.record(software).catch((err: unknown) => request.log.error({ err, agent_id: agent.id }, 'could not store the software inventory'));
+      await inventory.record(software).catch((err: unknown) => logFailure(request.server.log, err, { agent_id: agent.id, reqId: request.id }, 'could not store the software inventory'));
       const offer = await updates.offer({ ...agent, updateRequested: outcome.updateRequested }, `${request.protocol}://${request.host}`);
       return { ok: true as const, status: 'online' as const, server_time: receivedAt.toISOString(), ...offer };
     },

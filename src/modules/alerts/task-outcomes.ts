@@ -9,6 +9,7 @@ import { enabledRules, ruleCovers } from './active-rules.repo.js';
 import type { AlertEngine } from './alert-engine.js';
 import { findOpenAlert } from './alerts.repo.js';
 import { utc } from './periodic-conditions.js';
+import { logFailure } from '../../db/db-errors.js';
 
 export class TaskOutcomes {
   #queue: Promise<void> = Promise.resolve();
@@ -20,7 +21,7 @@ export class TaskOutcomes {
   ) {}
 
   finished(run: FinishedRun): void {
-    this.#queue = this.#queue.then(() => this.#evaluate(run)).catch((err: unknown) => this.logger.error({ err, task_id: run.taskId }, 'task outcome not evaluated for alerts'));
+    this.#queue = this.#queue.then(() => this.#evaluate(run)).catch((err: unknown) => logFailure(this.logger, err, { task_id: run.taskId }, 'task outcome not evaluated for alerts'));
   }
 
   idle(): Promise<void> {

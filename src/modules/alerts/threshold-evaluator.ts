@@ -18,6 +18,7 @@ import { deleteConditions, loadConditions, saveConditions, type ConditionRow } f
 import { utc } from './periodic-conditions.js';
 import { breaches, recovered } from './rule-params.js';
 import { describeMetric } from './metric-words.js';
+import { logFailure } from '../../db/db-errors.js';
 
 type ThresholdRule = ActiveRule<'metric_threshold'>;
 
@@ -85,7 +86,7 @@ export class ThresholdEvaluator {
     this.#queue = this.#queue.then(async () => {
       if (!this.#state.get(alert.rule_id!)?.delete(key)) return;
       await deleteConditions(this.db, [{ ruleId: alert.rule_id!, agentId: alert.agent_id, label: alert.label }]).catch((err: unknown) =>
-        this.logger.error({ err }, 'threshold state not cleared'),
+        logFailure(this.logger, err, {}, 'threshold state not cleared'),
       );
     });
   }
@@ -118,7 +119,7 @@ export class ThresholdEvaluator {
         // the next batch starts again from what the database holds (a crossing may then need its
         // duration anew, but no alert is believed fired that was not).
         this.#rules = null;
-        this.logger.error({ err }, 'threshold evaluation failed for a heartbeat batch; state reloaded from the database');
+        logFailure(this.logger, err, {}, 'threshold evaluation failed for a heartbeat batch; state reloaded from the database');
       });
   }
 

@@ -10,6 +10,7 @@ import { isAppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { runOn, type BulkAction, type KindDeps } from './bulk-kinds.js';
 import * as repo from './bulk.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 const PASS_MS = 2000;
 const LEASE_MS = 30_000;
@@ -55,7 +56,7 @@ export class BulkRunner {
       return;
     }
     this.#pass = this.#runPass()
-      .catch((err: unknown) => this.logger.error({ err }, 'bulk action pass failed'))
+      .catch((err: unknown) => logFailure(this.logger, err, {}, 'bulk action pass failed'))
       .finally(() => {
         this.#pass = undefined;
         if (this.#again) {
@@ -113,6 +114,6 @@ export class BulkRunner {
     const finishedAt = outcome.status === 'waiting' ? null : this.clock.now();
     await repo
       .finishResult(this.db, Number(row.id), { ...outcome, finished_at: finishedAt })
-      .catch((err: unknown) => this.logger.error({ err, resultId: row.id }, 'could not store a bulk action result'));
+      .catch((err: unknown) => logFailure(this.logger, err, { resultId: row.id }, 'could not store a bulk action result'));
   }
 }

@@ -143,6 +143,8 @@ export class ClusterPresence {
       if ((this.#goneAt.get(row.agent_id) ?? 0) > readAt) continue;
       const known = this.#remote.get(row.agent_id);
       if (!known || known.announcedAt < readAt) this.#remote.set(row.agent_id, { instance: row.instance_id, announcedAt: known?.announcedAt ?? 0 });
+      // Its announcement was lost (the bus was away): whoever waits for it hears it from the table.
+      if (!known) this.#wakeWaiters(row.agent_id);
     }
     for (const [agentId, remote] of this.#remote) if (!seen.has(agentId) && remote.announcedAt < readAt) this.#remote.delete(agentId);
     for (const [agentId, at] of this.#goneAt) if (at < readAt) this.#goneAt.delete(agentId);
@@ -153,10 +155,14 @@ export class ClusterPresence {
     if (a.up) {
       this.#remote.set(a.agent, { instance: a.instance, announcedAt: Date.now() });
       this.#goneAt.delete(a.agent);
-      for (const wake of [...(this.#waiters.get(a.agent) ?? [])]) wake();
+      this.#wakeWaiters(a.agent);
     } else if (this.#remote.get(a.agent)?.instance === a.instance) {
       this.#remote.delete(a.agent);
       this.#goneAt.set(a.agent, Date.now());
     }
+  }
+
+  #wakeWaiters(agentId: string): void {
+    for (const wake of [...(this.#waiters.get(agentId) ?? [])]) wake();
   }
 }

@@ -14,6 +14,7 @@ import { execResultSchema } from '../agent-hub/agent-protocol.js';
 import { actorOf, type Caller } from '../auth/caller.js';
 import { HistoryWriter, type OutcomeOf } from './history-writer.js';
 import type { StartedRow } from './history.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 export const OUTPUT_CAP_BYTES = 256 * 1024;
 /** stderr keeps at most this much of the cap when both are long: the error is usually the point. */
@@ -125,7 +126,7 @@ export class CommandHistory {
       },
       (err: unknown) => {
         this.#reserving.delete(reserved);
-        this.logger.error({ err, agentId }, 'could not record an exec in the command history');
+        logFailure(this.logger, err, { agentId }, 'could not record an exec in the command history');
         return null;
       },
     );

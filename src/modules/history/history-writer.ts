@@ -19,6 +19,7 @@ import type { Logger } from '../../platform/logger.js';
 import { isDatabaseUnavailable } from '../../db/db-errors.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import * as repo from './history.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 /** How long a run waits before its started row is written, unless it ends or the history is read first. */
 export const LIST_AFTER_MS = 100;
@@ -107,7 +108,7 @@ export class HistoryWriter {
     }
     const completion = run.started
       .then((stored) => (stored ? this.#finishes.submit({ id, outcome }) : undefined))
-      .catch((err: unknown) => this.logger.error({ err, historyId: id }, 'could not complete a command history entry'));
+      .catch((err: unknown) => logFailure(this.logger, err, { historyId: id }, 'could not complete a command history entry'));
     this.#waiting.add(completion);
     void completion.finally(() => this.#waiting.delete(completion));
   }
@@ -133,7 +134,7 @@ export class HistoryWriter {
   }
 
   #lost(err: unknown, id: number, row: repo.StartedRow): void {
-    this.logger.error({ err, historyId: id, agentId: row.agent_id }, 'could not record an exec in the command history');
+    logFailure(this.logger, err, { historyId: id, agentId: row.agent_id }, 'could not record an exec in the command history');
   }
 
   #dropStaleIds(): void {

@@ -8,6 +8,7 @@ import type { Logger } from '../../platform/logger.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import { insertEvents } from '../agents/events.repo.js';
 import { advanceStatuses } from './status-monitor.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 export class StatusMonitor {
   readonly #job: PeriodicJob;
@@ -31,7 +32,7 @@ export class StatusMonitor {
       await insertEvents(trx, changed.map((c) => ({ agent_id: c.id, type: c.status, created_at: now })));
       return changed.length;
     });
-    await this.afterCheck().catch((err: unknown) => this.logger.error({ err }, 'alert evaluation after the status check failed'));
+    await this.afterCheck().catch((err: unknown) => logFailure(this.logger, err, {}, 'alert evaluation after the status check failed'));
     return written;
   }
 

@@ -21,6 +21,7 @@ import * as repo from './channels.repo.js';
 import { CHANNEL_TIMEOUT_MS, notDelivered, type SendContext } from './http-post.js';
 import type { DeliveryOutcome, NotificationMessage } from './notification-message.js';
 import { sampleItem } from './render.js';
+import { logFailure } from '../../db/db-errors.js';
 
 export interface ChannelServiceDeps {
   db: Kysely<Database>;
@@ -153,7 +154,7 @@ export class ChannelService {
       if (!channel.enabled) return notDelivered(`notification channel ${channelId} is disabled`);
       return await this.#send(channel, message, signal);
     } catch (err) {
-      this.deps.logger.error({ err, channel_id: channelId }, 'notification delivery failed');
+      logFailure(this.deps.logger, err, { channel_id: channelId }, 'notification delivery failed');
       return notDelivered('the notification could not be sent (internal error)');
     }
   }
@@ -171,7 +172,7 @@ export class ChannelService {
     try {
       await repo.recordAttempt(this.deps.db, channel.id, this.deps.clock.now(), outcome.delivered ? null : outcome.error);
     } catch (err) {
-      this.deps.logger.error({ err, channel_id: channel.id }, 'could not record the delivery status of a notification channel');
+      logFailure(this.deps.logger, err, { channel_id: channel.id }, 'could not record the delivery status of a notification channel');
     }
     return outcome;
   }

@@ -2,7 +2,8 @@
 // changed task), claims due tasks in one statement that two processes can run at once without running
 // a task twice, and runs them. Each claim carries a lease this process renews; on start-up and every
 // round, running tasks whose process is gone (this host's process no longer alive, or the lease run
-// out) are closed as `error` with the reason, never left running or silently lost.
+// out) are closed as `error` with the reason, never left running or silently lost; except runs that
+// were still waiting for their agent (nothing sent yet), which this process takes up and goes on with.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
@@ -12,6 +13,7 @@ import type { Logger } from '../../platform/logger.js';
 import { nextCronRun } from './cron.js';
 import type { TaskRunner } from './task-runner.js';
 import * as repo from './tasks.repo.js';
+import { logFailure } from '../../db/db-errors.js';
 
 /** The longest sleep between rounds; leases are renewed every round. */
 const ROUND_MS = 60_000;
@@ -41,11 +43,15 @@ export class TaskScheduler {
     this.#loop = this.#run();
   }
 
-  /** Ends the loop. Runs in progress are abandoned to the next start's recovery (their agent commands fail as the hub stops). */
+  /**
+   * Ends the loop. Runs in progress are abandoned to the next start's recovery (their agent commands fail
+   * as the hub stops); runs waiting for their agent let go of their tasks first, for the next to take up.
+   */
   async stop(): Promise<void> {
     this.#stop.abort();
     this.#wake.abort();
     await this.#loop;
+    await this.runner.waitsEnded();
     this.#loop = undefined;
   }
 
@@ -60,13 +66,15 @@ export class TaskScheduler {
     const leaseUntil = new Date(now.getTime() + LEASE_MS);
     await repo.renewLeases(this.db, this.claimant, [...new Set([...this.#running.values()].map((r) => r.taskId))], leaseUntil);
     const claimed = await repo.claimDue(this.db, now, this.claimant, leaseUntil, CLAIM_BATCH);
-    for (const { task, runId } of claimed) {
-      const done = this.runner
-        .execute(task, runId, this.#stop.signal)
-        .catch((err: unknown) => this.logger.error({ err, taskId: task.id, runId }, 'task run could not be recorded'))
-        .finally(() => this.#running.delete(runId));
-      this.#running.set(runId, { taskId: task.id, done });
-    }
+    for (const { task, runId } of claimed) this.#start(task, runId);
+  }
+
+  #start(task: repo.TaskRow, runId: number, resumed?: { startedAt: Date; waitingUntil: Date }): void {
+    const done = this.runner
+      .execute(task, runId, this.#stop.signal, resumed)
+      .catch((err: unknown) => logFailure(this.logger, err, { taskId: task.id, runId }, 'task run could not be recorded'))
+      .finally(() => this.#running.delete(runId));
+    this.#running.set(runId, { taskId: task.id, done });
   }
 
   /** Waits for the runs in progress (tests; a stopping server does not). */
@@ -83,7 +91,7 @@ export class TaskScheduler {
       try {
         await this.round(roundAt);
       } catch (err) {
-        this.logger.error({ err }, 'task scheduler round failed');
+        logFailure(this.logger, err, {}, 'task scheduler round failed');
       }
       const next = await repo.nextDueAt(this.db).catch(() => null);
       const now = this.clock.now().getTime();
@@ -100,6 +108,10 @@ export class TaskScheduler {
       if (task.claimed_by === this.claimant && task.run_id !== null && this.#running.has(task.run_id)) continue;
       const reason = this.#abandonReason(task, now);
       if (!reason) continue;
+      if (task.run_id !== null && task.waiting_until !== null && task.run_started_at !== null) {
+        await this.#takeUp(task, task.run_id, { startedAt: task.run_started_at, waitingUntil: task.waiting_until }, reason, now);
+        continue;
+      }
       this.logger.warn({ taskId: task.id, runId: task.run_id }, `task run abandoned: ${reason}`);
       await repo.finishRun(this.db, {
         taskId: task.id,
@@ -113,6 +125,14 @@ export class TaskScheduler {
     }
   }
 
+  /** Goes on with a run its server left while it waited for its agent: it sent nothing yet. */
+  async #takeUp(task: repo.TaskRow, runId: number, resumed: { startedAt: Date; waitingUntil: Date }, reason: string, now: Date): Promise<void> {
+    const mine = await repo.takeOver(this.db, task.id, task.claimed_by, this.claimant, new Date(now.getTime() + LEASE_MS));
+    if (!mine) return;
+    this.logger.info({ taskId: task.id, runId }, `task run taken up while it waits for its agent: ${reason}`);
+    this.#start(mine, runId, resumed);
+  }
+
   /**
    * Same host name and a pid that is not alive means the claimant died. Caveat: servers in separate
    * pid namespaces sharing a host name (containers with host networking) cannot tell each other's
@@ -120,7 +140,7 @@ export class TaskScheduler {
    */
   #abandonReason(task: repo.TaskRow, now: Date): string | undefined {
     const [host, pid] = (task.claimed_by ?? '').split(':');
-    if (task.claimed_by === null) return 'no process had claimed it';
+    if (task.claimed_by === null) return 'no process had claimed it (its server stopped while it waited for the agent)';
     if (task.claimed_by === this.claimant) return 'this process lost track of it';
     if (host === os.hostname() && !processAlive(Number(pid))) return `the server process running it (${pid} on ${host}) stopped`;
     if (task.lease_until !== null && task.lease_until <= now) return `the server running it (${task.claimed_by}) stopped renewing its claim`;

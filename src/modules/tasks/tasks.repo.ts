@@ -24,6 +24,8 @@ export interface NewTask {
   next_run_at: Date;
   webhook_url: string | null;
   health_check_timeout: number;
+  /** Null (left out) for group tasks. */
+  agent_wait_timeout?: number | null;
   created_at: Date;
 }
 
@@ -91,7 +93,7 @@ export function makeDueNow(db: Db, id: number, now: Date): Promise<TaskRow | und
 }
 
 /** The fields an edit may change (PATCH /tasks/{id}); those left out stay. */
-export type TaskChanges = Partial<Pick<NewTask, 'name' | 'params' | 'run_at' | 'cron' | 'webhook_url' | 'health_check_timeout'> & { next_run_at: Date; status: 'scheduled' }>;
+export type TaskChanges = Partial<Pick<NewTask, 'name' | 'params' | 'run_at' | 'cron' | 'webhook_url' | 'health_check_timeout' | 'agent_wait_timeout'> & { next_run_at: Date; status: 'scheduled' }>;
 
 /** Edits a task that is neither running nor cancelled (checked in the same statement as the scheduler's
  * claim sets `running`, so an edit never lands under a run); undefined otherwise. */
@@ -106,15 +108,28 @@ export function updateTask(db: Db, id: number, changes: TaskChanges): Promise<Ta
     .executeTakeFirst();
 }
 
-/** Cancels a task that is not running; undefined when it is running. */
-export function cancelTask(db: Db, id: number): Promise<TaskRow | undefined> {
-  return db
-    .updateTable('tasks')
-    .set({ status: 'cancelled', next_run_at: null })
-    .where('id', '=', id)
-    .where('status', '!=', 'running')
-    .returningAll()
-    .executeTakeFirst();
+/**
+ * Cancels a task that is not running, or whose run still waits for its agent (nothing was sent: that
+ * run ends `cancelled`, and the runner finds it so when its wait ends); undefined when it runs.
+ */
+export function cancelTask(db: Db, id: number, now: Date): Promise<TaskRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const waiting = await trx
+      .updateTable('task_runs')
+      .set({ status: 'cancelled', waiting_until: null, finished_at: now, error: 'Cancelled while the run waited for the agent' })
+      .where('task_id', '=', id)
+      .where('status', '=', 'running')
+      .where('waiting_until', 'is not', null)
+      .returning('id')
+      .executeTakeFirst();
+    return trx
+      .updateTable('tasks')
+      .set({ status: 'cancelled', next_run_at: null, ...(waiting ? { claimed_by: null, lease_until: null } : {}) })
+      .where('id', '=', id)
+      .$if(!waiting, (q) => q.where('status', '!=', 'running'))
+      .returningAll()
+      .executeTakeFirst();
+  });
 }
 
 /**
@@ -180,16 +195,57 @@ export async function saveWebhookOutcome(db: Db, runId: number, outcome: Record<
   await db.updateTable('task_runs').set({ webhook: json(outcome) }).where('id', '=', runId).execute();
 }
 
+/** An open run as recovery sees it: when it started, and until when it waits for its agent (null: its command left). */
+export interface OpenRun {
+  run_id: number | null;
+  run_started_at: Date | null;
+  waiting_until: Date | null;
+}
+
 /** Every running task with its open run: the scheduler decides which were abandoned. */
-export async function runningTasks(db: Db): Promise<Array<TaskRow & { run_id: number | null }>> {
+export async function runningTasks(db: Db): Promise<Array<TaskRow & OpenRun>> {
   const rows = await db
     .selectFrom('tasks as t')
     .leftJoin('task_runs as r', (j) => j.onRef('r.task_id', '=', 't.id').on('r.status', '=', 'running'))
     .selectAll('t')
-    .select('r.id as run_id')
+    .select(['r.id as run_id', 'r.started_at as run_started_at', 'r.waiting_until'])
     .where('t.status', '=', 'running')
     .execute();
   return rows.map((r) => ({ ...r, run_id: r.run_id === null ? null : Number(r.run_id) }));
+}
+
+/** The run waits for its agent until `until`. */
+export async function startWaiting(db: Db, runId: number, until: Date): Promise<void> {
+  await db.updateTable('task_runs').set({ waiting_until: until }).where('id', '=', runId).where('status', '=', 'running').execute();
+}
+
+/** Ends a run's wait for its agent; false when the run was cancelled meanwhile (it must not go on). */
+export async function stopWaiting(db: Db, runId: number): Promise<boolean> {
+  const row = await db
+    .updateTable('task_runs')
+    .set({ waiting_until: null })
+    .where('id', '=', runId)
+    .where('status', '=', 'running')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Lets go of a task whose run waits (the server stops): the next scheduler takes the run up at once. */
+export async function releaseClaim(db: Db, taskId: number, claimant: string): Promise<void> {
+  await db.updateTable('tasks').set({ claimed_by: null, lease_until: null }).where('id', '=', taskId).where('claimed_by', '=', claimant).where('status', '=', 'running').execute();
+}
+
+/** Takes over a running task from `from` (gone, or null); undefined when someone else did first. */
+export function takeOver(db: Db, taskId: number, from: string | null, claimant: string, leaseUntil: Date): Promise<TaskRow | undefined> {
+  return db
+    .updateTable('tasks')
+    .set({ claimed_by: claimant, lease_until: leaseUntil })
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
+    .where(sql<boolean>`claimed_by is not distinct from ${from}`)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The earliest next_run_at of a scheduled task, for the scheduler's sleep. */

@@ -40,6 +40,7 @@ const taskSchema = z.object({
   next_run_at: timestampSchema.nullable(),
   last_run_at: timestampSchema.nullable(),
   webhook_url: z.string().nullable(),
+  agent_wait_timeout: z.number().int().nullable().describe('Seconds a run waits for the agent when it is not connected at the due time; null for a group task'),
   result: json.nullable().describe('Result of the last run; update kinds add health_check {agent_online, checked_at}'),
   created_at: timestampSchema,
 });
@@ -52,6 +53,7 @@ const runSchema = z.object({
   finished_at: timestampSchema.nullable(),
   result: json.nullable(),
   error: z.string().nullable().describe('Why the run failed'),
+  waiting_until: timestampSchema.nullable().describe('While the run waits for its agent to connect (status running, nothing sent yet): until when; null otherwise'),
   webhook: json.nullable().describe('Delivery outcome {url, attempts, delivered, status_code, error, last_attempt_at}'),
 });
 
@@ -65,6 +67,13 @@ const createBody = z.object({
   cron: z.string().max(200).optional().describe('Run at every match of this five-field cron expression (UTC) instead'),
   webhook_url: z.string().max(2000).optional().describe('POSTed {event:"task.finished", …} after each run, signed with x-rmm-signature'),
   health_check_timeout: z.number().int().min(1).max(86_400).default(600).describe('Seconds an update run waits for the agent to come back'),
+  agent_wait_timeout: z
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .optional()
+    .describe('Seconds a run waits for the agent when it is not connected at the due time (default 600; 0: the run fails at once); single-agent tasks only'),
 });
 
 const updateBody = z
@@ -75,6 +84,7 @@ const updateBody = z
     cron: createBody.shape.cron.describe('Run at every match of this expression (UTC) instead (a one-off task becomes recurring)'),
     webhook_url: z.string().max(2000).nullable().optional().describe('null removes the webhook'),
     health_check_timeout: z.number().int().min(1).max(86_400).optional(),
+    agent_wait_timeout: createBody.shape.agent_wait_timeout,
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');
@@ -93,6 +103,7 @@ const taskDto = (t: Task) => ({
   next_run_at: toTimestamp(t.next_run_at),
   last_run_at: toTimestamp(t.last_run_at),
   webhook_url: t.webhook_url,
+  agent_wait_timeout: t.agent_wait_timeout,
   result: t.result,
   created_at: toTimestamp(t.created_at),
 });
@@ -104,6 +115,7 @@ const runDto = (r: TaskRun) => ({
   status: r.status as (typeof TASK_STATUSES)[number],
   started_at: toTimestamp(r.started_at),
   finished_at: toTimestamp(r.finished_at),
+  waiting_until: toTimestamp(r.waiting_until),
 });
 
 export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (app, { tasks }) => {
@@ -114,7 +126,9 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       schema: {
         summary: 'Create a planned (run_at) or recurring (cron) task for an agent',
         description:
-          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due gives a run in `error` with the reason. ' +
+          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due is waited for up to `agent_wait_timeout` s ' +
+          '(default 600; the run is `running` with `waiting_until` set, and runs as soon as the agent connects to any server of a cluster; the wait goes on across a server restart); ' +
+          'if it does not connect in time, the run ends in `error` with the reason. ' +
           'A group task (`target` instead of `agent_id`) runs as a bulk action over the agents its target matches at that moment (GET /bulk-actions/{result.bulk_action_id}): ' +
           'agents that are not connected are waited for up to 24 h; the run lists one result per agent and ends completed (all done), error (some failed) or ' +
           'completed_with_warning (some never connected); update kinds of a group do not wait for the health check. Update kinds wait up to health_check_timeout for the agent to come back: a new connection → completed; still away → completed_with_warning (result.health_check). Webhook URLs on loopback, link-local or cloud-metadata addresses → 400.',
@@ -201,7 +215,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
 
   app.delete(
     '/tasks/:id',
-    { config: { access: 'write', audit: 'task.cancel' }, schema: { summary: 'Cancel the task: no further runs (409 while it runs)', tags, params: idParams, response: { 200: taskSchema } } },
+    { config: { access: 'write', audit: 'task.cancel' }, schema: { summary: 'Cancel the task: no further runs (409 while a run is under way; a run still waiting for its agent is cancelled with it)', tags, params: idParams, response: { 200: taskSchema } } },
     async (request) => taskDto(await tasks.cancel(callerOf(request), request.params.id)),
   );
 };

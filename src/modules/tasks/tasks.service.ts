@@ -1,6 +1,6 @@
 // Tasks (contract §10): created for one agent the caller can see, with the agent's customer number
 // copied in, or (issue 33) for a group: a customer, a platform and/or a tag, resolved at every run; planned once (`run_at`, default now) or recurring (`cron`); run now; cancelled unless
-// running. The scheduler is woken whenever a task becomes due earlier than it planned to look.
+// a run is under way (one still waiting for its agent is cancelled with it). The scheduler is woken whenever a task becomes due earlier than it planned to look.
 import type { Kysely } from 'kysely';
 import type { Database, Platform } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -26,6 +26,7 @@ export interface NewTaskInput {
   cron?: string | undefined;
   webhook_url?: string | undefined;
   health_check_timeout: number;
+  agent_wait_timeout?: number | undefined;
 }
 
 /** An edit: fields left out stay; `webhook_url: null` removes the webhook. */
@@ -36,7 +37,11 @@ export interface TaskEdit {
   cron?: string | undefined;
   webhook_url?: string | null | undefined;
   health_check_timeout?: number | undefined;
+  agent_wait_timeout?: number | undefined;
 }
+
+/** How long a single-agent run waits for an agent that is away when it is due, unless the task says. */
+export const DEFAULT_AGENT_WAIT_S = 600;
 
 export interface TaskServiceDeps {
   agents: AgentService;
@@ -58,6 +63,7 @@ export class TaskService {
   async create(caller: Caller, input: NewTaskInput): Promise<Task> {
     if ((input.agent_id === undefined) === (input.target === undefined)) throw invalid('agent_id', 'give agent_id (one agent) or target (a group), one of them');
     const subject = input.agent_id !== undefined ? await this.agentSubject(caller, input.agent_id) : await this.groupSubject(caller, input.kind, input.target!);
+    if (subject.agentId === null) noAgentWait(input);
     const params = paramsOf(input.kind, input.params);
     const now = this.deps.clock.now();
     const nextRunAt = nextRunOf(input, now) ?? now;
@@ -75,6 +81,7 @@ export class TaskService {
       next_run_at: nextRunAt,
       webhook_url: input.webhook_url ?? null,
       health_check_timeout: input.health_check_timeout,
+      agent_wait_timeout: subject.agentId === null ? null : (input.agent_wait_timeout ?? DEFAULT_AGENT_WAIT_S),
       created_at: now,
     });
     this.deps.wake();
@@ -143,19 +150,28 @@ export class TaskService {
       changes.webhook_url = edit.webhook_url;
     }
     if (edit.health_check_timeout !== undefined) changes.health_check_timeout = edit.health_check_timeout;
+    if (edit.agent_wait_timeout !== undefined) {
+      if (task.agent_id === null) noAgentWait(edit);
+      changes.agent_wait_timeout = edit.agent_wait_timeout;
+    }
     const updated = await repo.updateTask(this.db, id, changes);
     if (!updated) throw new AppError('CONFLICT', task.status === 'cancelled' ? 'The task is cancelled' : 'The task is running; edit it after this run');
     if (next) this.deps.wake();
     return updated;
   }
 
-  /** Cancels future runs; 409 while it runs. */
+  /** Cancels future runs, and a run still waiting for its agent; 409 while a run is under way. */
   async cancel(caller: Caller, id: number): Promise<Task> {
     await this.get(caller, id);
-    const cancelled = await repo.cancelTask(this.db, id);
+    const cancelled = await repo.cancelTask(this.db, id, this.deps.clock.now());
     if (!cancelled) throw new AppError('CONFLICT', 'The task is running; cancel it after this run');
     return cancelled;
   }
+}
+
+/** A group run waits for each agent as its bulk action does (24 h): the field is a single-agent task's. */
+function noAgentWait(input: { agent_wait_timeout?: number | undefined }): void {
+  if (input.agent_wait_timeout !== undefined) throw invalid('agent_wait_timeout', 'applies to single-agent tasks; a group run waits up to 24 h for each agent');
 }
 
 /** A kind's params, checked (400 naming the first bad field). */
