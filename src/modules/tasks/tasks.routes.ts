@@ -114,7 +114,8 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       schema: {
         summary: 'Create a planned (run_at) or recurring (cron) task for an agent',
         description:
-          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due gives a run in `error` with the reason. ' +
+          'The agent must be one the caller can see (else 404). Kind `backup` is for firewalls: an agent registered with another platform → 400. ' +
+          'An agent that is not connected when the task is due gives a run in `error` with the reason. ' +
           'A group task (`target` instead of `agent_id`) runs as a bulk action over the agents its target matches at that moment (GET /bulk-actions/{result.bulk_action_id}): ' +
           'agents that are not connected are waited for up to 24 h; the run lists one result per agent and ends completed (all done), error (some failed) or ' +
           'completed_with_warning (some never connected); update kinds of a group do not wait for the health check. Update kinds wait up to health_check_timeout for the agent to come back: a new connection → completed; still away → completed_with_warning (result.health_check). Webhook URLs on loopback, link-local or cloud-metadata addresses → 400.',
