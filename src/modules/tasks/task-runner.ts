@@ -51,7 +51,8 @@ export class TaskRunner {
 
   async execute(task: repo.TaskRow, runId: number, signal: AbortSignal): Promise<void> {
     const startedAt = this.clock.now();
-    const group = task.agent_id === null ? await runGroup(task, this.commands.bulk, this.clock, signal) : undefined;
+    const started = (bulkId: number) => repo.noteRunResult(this.db, runId, { bulk_action_id: bulkId });
+    const group = task.agent_id === null ? await runGroup(task, this.commands.bulk, this.clock, signal, started) : undefined;
     const { status, result, error } = group ?? (await this.#perform(task, task.agent_id!, signal));
     const finishedAt = this.clock.now();
     const nextRunAt = task.cron ? nextCronRun(task.cron, finishedAt) : null;
