@@ -39,6 +39,9 @@ describe('group tasks', () => {
     const created = made.json() as { id: number; agent_id: string | null; target: unknown; customer_number: string };
     expect(created).toMatchObject({ agent_id: null, target: { customer_id: customer }, customer_number: 'GT-1' });
     await vi.waitFor(async () => expect((await task(created.id)).status).toBe('running'), { timeout: 10_000 });
+    // The running run names its bulk action at once, so its page can link to it (issue 57, item 18).
+    const runs = async () => (await call('GET', `/tasks/${created.id}/runs`)).json() as Array<{ finished_at: string | null; result: { bulk_action_id?: number } | null }>;
+    await vi.waitFor(async () => expect((await runs())[0]).toMatchObject({ finished_at: null, result: { bulk_action_id: expect.any(Number) } }), { timeout: 10_000 });
     // The third agent comes back while the run waits for it.
     agents.push(await s.startAgent(agentKey, { name: 'group-late', agentId: lateId }));
     await vi.waitFor(async () => expect((await task(created.id)).status).toBe('completed'), { timeout: 20_000, interval: 250 });

@@ -217,7 +217,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   }
   const history = new CommandHistory(deps.db.db, clock, deps.logger);
   const scripts = new ScriptService(deps.db.db, clock, { agents, commander, history });
-  const bulk = new BulkService(deps.db.db, clock, agents, commander);
+  const bulk = new BulkService(deps.db.db, clock, agents, commander, scripts);
   const bulkRunner = new BulkRunner(deps.db.db, clock, deps.logger, deps.config.cluster?.instanceId ?? `${os.hostname()}:${process.pid}`, { commander, history, scripts });
   bulk.wake = () => bulkRunner.wake();
   const tasks = createTaskFeature({ db: deps.db.db, clock, logger: deps.logger, hub: commander, agents, backups, history, scripts, bulk, settings: core.settings, allowLoopback: deps.config.webhookAllowLoopback, runFinished: (run) => {

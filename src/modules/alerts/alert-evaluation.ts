@@ -1,6 +1,7 @@
 // Evaluation of the rules that run on a timer (issue 31). The offline rule rides on the status monitor:
-// after each of its passes, flapping agents are found (4 or more flips up or down in 15 minutes: one
-// notice, then quiet until 15 minutes without a change), then each offline rule is reconciled. The
+// after each of its passes, flapping agents are found (4 or more flips in 15 minutes into or out of the
+// status the rule watches: one notice, then quiet until 15 minutes without a change), then each offline
+// rule is reconciled. The
 // other periodic kinds (certificate, backup age, pending update) and reminders run on their own
 // timer, which also resolves the open alerts of rules that were switched off. Reconciling a rule =
 // fire what is wrong and has no open alert, resolve open alerts whose condition is gone: one query per
@@ -31,9 +32,11 @@ export class AlertEvaluation {
     const rules = await this.#rules('agent_offline');
     if (rules.length === 0) return;
     const now = this.clock.now();
-    const flapping = await this.#flappingAgents(now);
+    const flapping = new Map<'stale' | 'offline', Awaited<ReturnType<typeof flappingAgents>>>();
     for (const rule of rules) {
-      const quiet = await this.#updateFlapping(rule, flapping, now);
+      const level = rule.params.status;
+      if (!flapping.has(level)) flapping.set(level, await flappingAgents(this.db, level, now));
+      const quiet = await this.#updateFlapping(rule, flapping.get(level)!, now);
       await this.reconcile(rule, await PERIODIC_CONDITIONS.agent_offline(this.db, rule, now), quiet);
     }
   }
@@ -68,33 +71,16 @@ export class AlertEvaluation {
   }
 
   /**
-   * Agents that went up or down often enough in the last 15 minutes, with their customer and the count.
-   * A flip is coming online, or leaving online; stale → offline is one outage going on, not a flip.
-   */
-  async #flappingAgents(now: Date): Promise<Array<{ id: string; customer_id: number | null; changes: number }>> {
-    const { rows } = await sql<{ id: string; customer_id: number | null; changes: string }>`
-      select e.agent_id as id, a.customer_id, count(*) as changes
-      from (select agent_id, type, lag(type) over (partition by agent_id order by created_at, id) as previous
-            from agent_events
-            where created_at > ${new Date(now.getTime() - FLAP_WINDOW_MS)} and type in ${STATUS_EVENTS}) e
-      join agents a on a.id = e.agent_id
-      where e.type = 'online' or e.previous = 'online' or e.previous is null
-      group by e.agent_id, a.customer_id
-      having count(*) >= ${FLAP_CHANGES}`.execute(this.db);
-    return rows.map((r) => ({ ...r, changes: Number(r.changes) }));
-  }
-
-  /**
    * Fires the flapping notice for newly flapping agents the rule covers and resolves it for agents
    * stable for 15 minutes; returns the agents still flapping, whose alerts notify nobody.
    */
-  async #updateFlapping(rule: ActiveRule, flapping: ReadonlyArray<{ id: string; customer_id: number | null; changes: number }>, now: Date): Promise<Set<string>> {
+  async #updateFlapping(rule: ActiveRule<'agent_offline'>, flapping: ReadonlyArray<{ id: string; customer_id: number | null; changes: number }>, now: Date): Promise<Set<string>> {
     const open = [...(await openAlertsOfRule(this.db, rule.id)).values()].filter((a) => a.label === FLAPPING_LABEL);
     const covered = flapping.filter((agent) => ruleCovers(rule, agent));
     const findings: Finding[] = covered.map((agent) => ({
       agentId: agent.id,
       label: FLAPPING_LABEL,
-      summary: `Flapping: went up or down ${agent.changes} times in 15 minutes; its further changes are not notified until it has been stable for 15 minutes`,
+      summary: `Flapping: ${rule.params.status === 'offline' ? 'went offline or came back' : 'went up or down'} ${agent.changes} times in 15 minutes; its further changes are not notified until it has been stable for 15 minutes`,
       value: agent.changes,
       threshold: FLAP_CHANGES,
       since: new Date(now.getTime() - FLAP_WINDOW_MS),
@@ -117,4 +103,35 @@ export class AlertEvaluation {
     const restless = new Set(rows.map((r) => r.agent_id));
     return open.filter((a) => !restless.has(a.agent_id));
   }
+}
+
+/**
+ * Agents whose status went into or out of the watched level often enough in the last 15 minutes, with
+ * their customer and the count. For a rule on `stale` a flip is leaving online or coming back; for a rule
+ * on `offline`, reaching offline or leaving it: a blip shorter than the rule's own status is not its
+ * concern (a two-minute absence made the built-in five-minute offline rule call an agent flapping,
+ * issue 57). Each event is compared with the agent's status before it, also when that was before the
+ * window; an agent's first status ever (its first heartbeat) is not a flip.
+ */
+async function flappingAgents(db: Kysely<Database>, level: 'stale' | 'offline', now: Date): Promise<Array<{ id: string; customer_id: number | null; changes: number }>> {
+  const since = new Date(now.getTime() - FLAP_WINDOW_MS);
+  const down = (column: string) => (level === 'stale' ? sql`${sql.ref(column)} <> 'online'` : sql`${sql.ref(column)} = 'offline'`);
+  const { rows } = await sql<{ id: string; customer_id: number | null; changes: string }>`
+    with recent as (
+      select agent_id, type, created_at, id from agent_events
+      where created_at > ${since} and type in ${STATUS_EVENTS}
+    ), before as (
+      select distinct on (e.agent_id) e.agent_id, e.type, e.created_at, e.id from agent_events e
+      where e.agent_id in (select agent_id from recent) and e.created_at <= ${since} and e.type in ${STATUS_EVENTS}
+      order by e.agent_id, e.created_at desc, e.id desc
+    ), ordered as (
+      select agent_id, type, created_at > ${since} as recent, lag(type) over (partition by agent_id order by created_at, id) as previous
+      from (select * from recent union all select * from before) x
+    )
+    select o.agent_id as id, a.customer_id, count(*) as changes
+    from ordered o join agents a on a.id = o.agent_id
+    where o.recent and o.previous is not null and (${down('o.type')}) <> (${down('o.previous')})
+    group by o.agent_id, a.customer_id
+    having count(*) >= ${FLAP_CHANGES}`.execute(db);
+  return rows.map((r) => ({ ...r, changes: Number(r.changes) }));
 }

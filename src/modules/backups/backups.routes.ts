@@ -57,6 +57,7 @@ export const backupRoutes: FastifyPluginAsyncZod<{ backups: BackupService }> = a
         summary: "Take a backup of the agent's configuration",
         description:
           `Asks the agent over its WebSocket (waits at most 120 s) and stores the configuration unless the agent already has a backup with the same SHA-256: then 200 with that one and \`created: false\`. ` +
+          'Backups are for firewalls: an agent registered with another platform → 400 VALIDATION_ERROR. ' +
           `Not connected → 409 AGENT_NOT_CONNECTED; no answer → 504 AGENT_TIMEOUT; an agent error, no content, or more than ${MAX_BACKUP_BYTES / MIB} MiB → 502 AGENT_ERROR. ${scopeNote}`,
         tags,
         params: agentParams,

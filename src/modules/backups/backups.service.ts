@@ -25,6 +25,17 @@ export const MAX_DIFF_BYTES = 20 * 1024 * 1024;
 
 const backupNotFound = () => new AppError('NOT_FOUND', 'Backup not found');
 
+/**
+ * Configuration backups are a firewall's config.xml (the spec's backup `content`): a hypervisor or a
+ * Windows machine has none, and what it answered would be stored where no page shows it. An agent not
+ * registered yet (no platform) is let through; it is checked again when the backup is taken.
+ */
+export function assertBacksUpConfiguration(agent: Pick<Agent, 'platform' | 'hostname'>, path = 'agent_id'): void {
+  if (agent.platform === null || agent.platform === 'freebsd') return;
+  const message = `configuration backups are for firewalls (platform freebsd); ${agent.hostname} is a ${agent.platform} agent`;
+  throw new AppError('VALIDATION_ERROR', `${path}: ${message}`, { details: [{ path, message }] });
+}
+
 export class BackupService {
   constructor(
     private readonly db: Kysely<Database>,
@@ -35,7 +46,7 @@ export class BackupService {
 
   /** Asks the agent for its configuration and stores it unless the agent already has that content. */
   async create(caller: Caller, agentId: string): Promise<{ backup: repo.BackupMeta; created: boolean }> {
-    await this.agents.get(caller, agentId);
+    assertBacksUpConfiguration(await this.agents.get(caller, agentId));
     const answer = await this.commander.request(agentId, 'backup', {}, BACKUP_TIMEOUT_MS);
     const content = checkedContent(answer);
     const bytes = Buffer.from(content, 'utf8');

@@ -45,8 +45,19 @@ const createBody = z
       .describe('As the REST command of the action: exec {command, timeout}; script {script_id, parameters, timeout}; update {reboot, security_only}; reboot {delay}; none for update_check and request_update'),
     target: targetSchema,
     wait_hours: z.number().int().min(0).max(168).default(24).describe('How long a result waits for an agent that is not connected (default 24; 0: not at all)'),
+    skip_unsupported: z.boolean().default(false).describe('script: leave out the agents whose platform the script does not name (without it, such agents → 400 naming them)'),
   })
   .strict();
+
+const platformCounts = z.object({ freebsd: z.number().int().optional(), linux: z.number().int().optional(), windows: z.number().int().optional(), unknown: z.number().int().optional() });
+const previewSchema = z.object({
+  agents: z.number().int().describe('How many agents the target matches now'),
+  platforms: platformCounts.describe('Those agents by platform (unknown: pre-registered, not registered yet)'),
+  applies_to: z.array(platformSchema).nullable().describe("script: the script's platforms; null for other actions"),
+  script_name: z.string().nullable(),
+  unsupported: z.array(z.object({ agent_id: z.string(), agent_name: z.string(), platform: platformSchema })).describe('script: the agents it does not apply to (at most 100 listed)'),
+  unsupported_count: z.number().int(),
+});
 
 const resultSchema = z.object({
   agent_id: z.string(),
@@ -121,7 +132,8 @@ export const bulkRoutes: FastifyPluginAsyncZod<{ bulk: BulkService }> = async (a
       schema: {
         summary: 'Run one action on many agents',
         description:
-          `The target is resolved now (at most ${MAX_BULK_AGENTS} agents, within the caller's scope; none → 400). Connected agents run at once ` +
+          `The target is resolved now (at most ${MAX_BULK_AGENTS} agents, within the caller's scope; none → 400). ` +
+          'A script whose platforms leave out some of those agents → 400 naming them, unless `skip_unsupported` (then it runs on the others; none left → 400); POST /bulk-actions/preview tells beforehand. Connected agents run at once ' +
           '(16 at a time per server); the others wait until they connect or `wait_hours` ends. exec and scripts go into the command history. ' +
           'request_update sets the update flag of every target at once (no connection needed). Follow it with GET /bulk-actions/{id}.',
         tags,
@@ -134,6 +146,32 @@ export const bulkRoutes: FastifyPluginAsyncZod<{ bulk: BulkService }> = async (a
       const made = await bulk.create(caller, request.body);
       const { action, results } = await bulk.get(caller, Number(made.id));
       return reply.code(201).send(withResults(action, results));
+    },
+  );
+
+  app.post(
+    '/bulk-actions/preview',
+    {
+      // Changes nothing, so nothing to audit (every other POST is).
+      config: { access: 'write', audit: false },
+      schema: {
+        summary: 'What a bulk action would run on, without starting it',
+        description: 'The same body as POST /bulk-actions (same checks and 400s); nothing is made or audited. For a script, which agents of the target its platforms leave out.',
+        tags,
+        body: createBody,
+        response: { 200: previewSchema },
+      },
+    },
+    async (request) => {
+      const preview = await bulk.preview(callerOf(request), request.body);
+      return {
+        agents: preview.agents,
+        platforms: preview.platforms,
+        applies_to: preview.appliesTo,
+        script_name: preview.scriptName,
+        unsupported: preview.unsupported.slice(0, 100).map((a) => ({ agent_id: a.id, agent_name: a.name, platform: a.platform! })),
+        unsupported_count: preview.unsupported.length,
+      };
     },
   );
 

@@ -14,6 +14,8 @@ import { actorOf, scopeAllows, scopeOf, type Caller } from '../auth/caller.js';
 import { requestUpdateOf } from '../firmware/firmware.repo.js';
 import { BULK_PARAMS, type BulkAction } from './bulk-kinds.js';
 import * as repo from './bulk.repo.js';
+import type { ScriptService } from '../scripts/scripts.service.js';
+import { checkScriptPlatforms, supportedTargets, type PlatformCheck, type TargetAgent } from './script-platforms.js';
 
 export const MAX_BULK_AGENTS = 5000;
 const HOUR_MS = 3_600_000;
@@ -35,6 +37,14 @@ export interface NewBulkAction {
   params?: Record<string, unknown> | undefined;
   target: BulkTarget;
   wait_hours?: number | undefined;
+  /** A script: run it on the agents of its platforms and leave the others out (else 400 naming them). */
+  skip_unsupported?: boolean | undefined;
+}
+
+/** What an action would run on, before it is made (POST /bulk-actions/preview). */
+export interface BulkPreview extends PlatformCheck {
+  agents: number;
+  platforms: Partial<Record<Platform | 'unknown', number>>;
 }
 
 export class BulkService {
@@ -46,17 +56,16 @@ export class BulkService {
     private readonly clock: Clock,
     private readonly agents: AgentService,
     private readonly commander: AgentCommander,
+    private readonly scripts: Pick<ScriptService, 'get'>,
   ) {}
 
+  /**
+   * Makes the action. A group task's run (`origin`) leaves out the agents its script does not apply to:
+   * its target is a filter meant as "where it applies", resolved anew at every run.
+   */
   async create(caller: Caller, input: NewBulkAction, origin?: { actor_type: 'system'; actor: string; task_id: number }): Promise<repo.BulkActionRow> {
-    const parsed = BULK_PARAMS[input.action].safeParse(input.params ?? {});
-    if (!parsed.success) {
-      throw new AppError('VALIDATION_ERROR', 'Invalid params for this action', {
-        details: parsed.error.issues.map((i) => ({ path: ['params', ...i.path].join('.'), message: i.message })),
-      });
-    }
-    const targets = await this.resolve(caller, input.target);
-    if (targets.length === 0) throw new AppError('VALIDATION_ERROR', 'No agents match the target', { details: [{ path: 'target', message: 'matches no agent' }] });
+    const { params, targets: resolved } = await this.checked(caller, input);
+    const targets = supportedTargets(resolved, await checkScriptPlatforms(this.scripts, input.action, params, resolved), input.skip_unsupported ?? origin !== undefined);
     const now = this.clock.now();
     const waitMs = (input.wait_hours ?? 24) * HOUR_MS;
     const noNeedToWait = input.action === 'request_update';
@@ -64,7 +73,7 @@ export class BulkService {
     const connected = new Set(targets.filter((a) => this.commander.isConnected(a.id)).map((a) => a.id));
     const action = {
       action: input.action,
-      params: parsed.data,
+      params,
       target: { ...input.target },
       scope_customer_id: ownerCustomerOf(caller, targets),
       ...(origin ? { actor_type: origin.actor_type, actor: origin.actor } : actorOf(caller)),
@@ -98,13 +107,34 @@ export class BulkService {
     return repo.countsOf(this.db, ids);
   }
 
+  /** The agents an action would run on, by platform, and those its script does not apply to. */
+  async preview(caller: Caller, input: NewBulkAction): Promise<BulkPreview> {
+    const { params, targets } = await this.checked(caller, input);
+    const platforms: BulkPreview['platforms'] = {};
+    for (const agent of targets) platforms[agent.platform ?? 'unknown'] = (platforms[agent.platform ?? 'unknown'] ?? 0) + 1;
+    return { agents: targets.length, platforms, ...(await checkScriptPlatforms(this.scripts, input.action, params, targets)) };
+  }
+
+  /** The action's params, checked (400 naming the field), and its target resolved (400 when it matches nobody). */
+  private async checked(caller: Caller, input: NewBulkAction): Promise<{ params: Record<string, unknown>; targets: TargetAgent[] }> {
+    const parsed = BULK_PARAMS[input.action].safeParse(input.params ?? {});
+    if (!parsed.success) {
+      throw new AppError('VALIDATION_ERROR', 'Invalid params for this action', {
+        details: parsed.error.issues.map((i) => ({ path: ['params', ...i.path].join('.'), message: i.message })),
+      });
+    }
+    const targets = await this.resolve(caller, input.target);
+    if (targets.length === 0) throw new AppError('VALIDATION_ERROR', 'No agents match the target', { details: [{ path: 'target', message: 'matches no agent' }] });
+    return { params: parsed.data, targets };
+  }
+
   /** Ends the results still waiting for their agent; those running finish. */
   async cancel(caller: Caller, id: number): Promise<number> {
     await this.get(caller, id);
     return repo.cancelWaiting(this.db, id, this.clock.now());
   }
 
-  private async resolve(caller: Caller, target: BulkTarget): Promise<Array<{ id: string; name: string; customer_id: number | null }>> {
+  private async resolve(caller: Caller, target: BulkTarget): Promise<TargetAgent[]> {
     if (target.agent_ids !== undefined) {
       const ids = [...new Set(target.agent_ids)];
       const found = await this.agents.findMany(caller, ids);
@@ -115,7 +145,7 @@ export class BulkService {
     const filter = { customerId: target.customer_id, platform: target.platform, status: target.status, q: target.q, tag: target.tag };
     const page = await this.agents.list(caller, filter, { sort: 'name', descending: false }, { limit: MAX_BULK_AGENTS + 1, after: null });
     if (page.items.length > MAX_BULK_AGENTS) throw new AppError('VALIDATION_ERROR', `The target matches more than ${MAX_BULK_AGENTS} agents; narrow it`);
-    return page.items.map((a) => ({ id: a.id, name: a.name, customer_id: a.customer_id }));
+    return page.items.map((a) => ({ id: a.id, name: a.name, customer_id: a.customer_id, platform: a.platform }));
   }
 }
 

@@ -31,12 +31,14 @@ export interface GroupOutcome {
 
 const TASK_STATUS = { done: 'completed', failed: 'error', not_connected: 'completed_with_warning', cancelled: 'completed_with_warning' } as const;
 
-export async function runGroup(task: TaskRow, bulk: BulkService, clock: Clock, signal: AbortSignal): Promise<GroupOutcome> {
+/** `started` is told the bulk action as soon as it is made, so the running run can name it. */
+export async function runGroup(task: TaskRow, bulk: BulkService, clock: Clock, signal: AbortSignal, started: (bulkId: number) => Promise<void> = async () => undefined): Promise<GroupOutcome> {
   const { action, params } = bulkActionOf(task.kind as GroupKind, task.params);
   let bulkId: number;
   try {
     const made = await bulk.create(SCHEDULER, { action, params, target: task.target ?? {}, wait_hours: GROUP_WAIT_HOURS }, { actor_type: 'system', actor: `task ${task.id} (${task.name})`, task_id: Number(task.id) });
     bulkId = Number(made.id);
+    await started(bulkId);
   } catch (err) {
     // No agent matches now, for instance: the run says so.
     return { status: 'error', result: null, error: isAppError(err) ? err.message : 'Could not start the group run', agents: [] };

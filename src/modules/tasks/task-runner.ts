@@ -62,7 +62,8 @@ export class TaskRunner {
    */
   async execute(task: repo.TaskRow, runId: number, signal: AbortSignal, resumed?: { startedAt: Date; waitingUntil: Date }): Promise<void> {
     const startedAt = resumed?.startedAt ?? this.clock.now();
-    const group = task.agent_id === null ? await runGroup(task, this.commands.bulk, this.clock, signal) : undefined;
+    const started = (bulkId: number) => repo.noteRunResult(this.db, runId, { bulk_action_id: bulkId });
+    const group = task.agent_id === null ? await runGroup(task, this.commands.bulk, this.clock, signal, started) : undefined;
     const ready = group ? true : await this.#agentReady(task, runId, signal, resumed?.waitingUntil);
     if (ready === 'left') return;
     const { status, result, error } = group ?? (ready === true ? await this.#perform(task, task.agent_id!, signal) : { status: 'error', result: null, error: ready.error });

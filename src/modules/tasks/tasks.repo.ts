@@ -167,6 +167,11 @@ export async function renewLeases(db: Db, claimant: string, ids: number[], lease
  * Closes a run and moves its task on: a recurring task is scheduled for `nextRunAt`, a planned one
  * takes the run's status. A task cancelled meanwhile stays cancelled.
  */
+/** A run's result while it is still running (a group run's bulk action, so its page can link to it). */
+export async function noteRunResult(db: Db, runId: number, result: Record<string, unknown>): Promise<void> {
+  await db.updateTable('task_runs').set({ result: json(result) }).where('id', '=', runId).where('finished_at', 'is', null).execute();
+}
+
 export async function finishRun(
   db: Db,
   run: { taskId: number; runId: number; status: string; result: Record<string, unknown> | null; error: string | null; finishedAt: Date; nextRunAt: Date | null },

@@ -126,7 +126,8 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService }> = async (
       schema: {
         summary: 'Create a planned (run_at) or recurring (cron) task for an agent',
         description:
-          'The agent must be one the caller can see (else 404). An agent that is not connected when the task is due is waited for up to `agent_wait_timeout` s ' +
+          'The agent must be one the caller can see (else 404). Kind `backup` is for firewalls: an agent registered with another platform → 400. ' +
+          'An agent that is not connected when the task is due is waited for up to `agent_wait_timeout` s ' +
           '(default 600; the run is `running` with `waiting_until` set, and runs as soon as the agent connects to any server of a cluster; the wait goes on across a server restart); ' +
           'if it does not connect in time, the run ends in `error` with the reason. ' +
           'A group task (`target` instead of `agent_id`) runs as a bulk action over the agents its target matches at that moment (GET /bulk-actions/{result.bulk_action_id}): ' +

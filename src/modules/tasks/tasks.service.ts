@@ -7,6 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError } from '../../platform/errors.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 import type { AgentService } from '../agents/agents.service.js';
+import { assertBacksUpConfiguration } from '../backups/backups.service.js';
 import { assertInScope, defaultCustomerOf, scopeOf, type Caller } from '../auth/caller.js';
 import { findCustomer } from '../customers/customers.repo.js';
 import { cronProblem, nextCronRun } from './cron.js';
@@ -62,7 +63,7 @@ export class TaskService {
 
   async create(caller: Caller, input: NewTaskInput): Promise<Task> {
     if ((input.agent_id === undefined) === (input.target === undefined)) throw invalid('agent_id', 'give agent_id (one agent) or target (a group), one of them');
-    const subject = input.agent_id !== undefined ? await this.agentSubject(caller, input.agent_id) : await this.groupSubject(caller, input.kind, input.target!);
+    const subject = input.agent_id !== undefined ? await this.agentSubject(caller, input.agent_id, input.kind) : await this.groupSubject(caller, input.kind, input.target!);
     if (subject.agentId === null) noAgentWait(input);
     const params = paramsOf(input.kind, input.params);
     const now = this.deps.clock.now();
@@ -89,8 +90,9 @@ export class TaskService {
   }
 
   /** A single-agent task's agent: 404 outside the caller's scope. */
-  private async agentSubject(caller: Caller, agentId: string) {
+  private async agentSubject(caller: Caller, agentId: string, kind: TaskKind) {
     const agent = await this.deps.agents.get(caller, agentId);
+    if (kind === 'backup') assertBacksUpConfiguration(agent);
     const customer = agent.customer_id === null ? undefined : await findCustomer(this.db, agent.customer_id);
     return { agentId: agent.id, target: null, scopeCustomerId: null, customerNumber: customer?.number ?? null, label: agent.name ?? agent.hostname ?? agent.id };
   }

@@ -11,6 +11,7 @@ import { ErrorBanner } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { BulkParams, EMPTY_DRAFT, paramsFor, type ParamsDraft } from './bulk-params';
 import { ACTION_LABELS, BULK_ACTIONS, type BulkActionKind, type BulkActionWithResults, type BulkTarget } from './bulk-types';
+import { ScriptPlatformNote, useScriptPreview } from './script-platform-note';
 import './bulk.css';
 
 const DISRUPTIVE: ReadonlySet<BulkActionKind> = new Set(['update', 'reboot']);
@@ -31,10 +32,15 @@ export function BulkActionForm({ target, targetLabel, onCreated }: BulkActionFor
   // The library only matters once "Run a script" is chosen.
   const scripts = useResource((signal) => (action === 'script' ? api<Script[]>('/scripts', { signal }) : Promise.resolve(undefined)), [action === 'script']);
   const ids = useId();
+  // A script may not apply to every agent of the target: say so before it starts, and skip those.
+  const preview = useScriptPreview(target, action === 'script' ? draft.scriptId : '').data;
+  const skipping = action === 'script' && (preview?.unsupported_count ?? 0) > 0;
+  const runnable = !skipping || preview!.agents > preview!.unsupported_count;
 
   const { busy, error, submit } = useSubmit(async () => {
     setAsking(false);
-    const made = await api<BulkActionWithResults>('/bulk-actions', { method: 'POST', body: { action, params: paramsFor(action, draft), target, wait_hours: waitHours } });
+    const body = { action, params: paramsFor(action, draft), target, wait_hours: waitHours, ...(skipping ? { skip_unsupported: true } : {}) };
+    const made = await api<BulkActionWithResults>('/bulk-actions', { method: 'POST', body });
     onCreated?.(made);
     navigate(`/bulk/${made.id}`);
   });
@@ -83,6 +89,7 @@ export function BulkActionForm({ target, targetLabel, onCreated }: BulkActionFor
       </div>
       <ErrorBanner error={scripts.error} />
       <BulkParams action={action} draft={draft} onChange={setDraft} scripts={scripts.data} />
+      {action === 'script' && preview && <ScriptPlatformNote preview={preview} />}
       <div className="row">
         {asking ? (
           <span className="confirm" role="group" aria-label={`${ACTION_LABELS[action]} on ${targetLabel}?`}>
@@ -97,8 +104,8 @@ export function BulkActionForm({ target, targetLabel, onCreated }: BulkActionFor
             </button>
           </span>
         ) : (
-          <button type="submit" className={confirmFirst ? 'danger-outline' : 'primary'} disabled={busy}>
-            {busy ? 'Starting…' : 'Start bulk action'}
+          <button type="submit" className={confirmFirst ? 'danger-outline' : 'primary'} disabled={busy || !runnable}>
+            {busy ? 'Starting…' : skipping && runnable ? `Start on ${preview!.agents - preview!.unsupported_count} agents` : 'Start bulk action'}
           </button>
         )}
       </div>

@@ -9,7 +9,7 @@ import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
 import { scheduleBody, ScheduleFields, type ScheduleDraft } from './schedule-fields';
 import { EMPTY_PARAMS, KindParams, paramsFor, type ParamsDraft } from './kind-params';
-import { GROUP_KINDS, KIND_LABELS, TASK_KINDS, type Task, type TaskKind } from './task-types';
+import { KIND_LABELS, offeredKinds, type Task, type TaskKind } from './task-types';
 import { EMPTY_TARGET, TargetFields, targetFields, type TargetDraft } from './task-target';
 import { useResource } from '../use-resource';
 import './tasks.css';
@@ -32,6 +32,8 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
   const [webhookUrl, setWebhookUrl] = useState('');
   const [healthCheck, setHealthCheck] = useState('600');
   const ids = useId();
+  const platformOf = (draft: TargetDraft) => agents?.find((a) => a.id === draft.agentId)?.platform;
+  const kinds = offeredKinds(target.mode, platformOf(target));
 
   const { busy, error, submit } = useSubmit(async () => {
     const body: Record<string, unknown> = { ...targetFields(target), kind, params: paramsFor(kind, draft) };
@@ -50,8 +52,9 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
         draft={target}
         onChange={(next) => {
           setTarget(next);
-          // A group runs only some kinds: keep the choice valid rather than let the server refuse it.
-          if (next.mode === 'group' && !GROUP_KINDS.includes(kind)) setKind('exec');
+          // A group runs only some kinds, and backups are for firewalls: keep the choice valid rather than
+          // let the server refuse it.
+          if (!offeredKinds(next.mode, platformOf(next)).includes(kind)) setKind('exec');
         }}
         agents={agents}
         customers={customers.data ?? []}
@@ -60,7 +63,7 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
         <div className="field">
           <label htmlFor={`${ids}-kind`}>Kind</label>
           <select id={`${ids}-kind`} value={kind} onChange={(e) => setKind(e.target.value as TaskKind)}>
-            {(target.mode === 'group' ? GROUP_KINDS : TASK_KINDS).map((k) => (
+            {kinds.map((k) => (
               <option key={k} value={k}>
                 {KIND_LABELS[k]}
               </option>

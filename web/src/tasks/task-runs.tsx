@@ -1,9 +1,11 @@
 // A task's runs, newest first: when, how it ended, what the agent answered and what became of the
 // webhook. Results come from the agent and are untrusted: ResultView renders them as React text only
-// (exit code, duration and output for a command; packages as a table; other fields as key: value).
+// (exit code, duration and output for a command; packages as a table; other fields as key: value). A
+// group task's run shows its bulk action's results per agent.
 import { formatDateTime } from '../ui/format';
 import { ResultView } from '../ui/result-view';
 import { Badge, Empty, RelativeTime } from '../ui/widgets';
+import { GroupRunResult } from './group-run-result';
 import { TaskStatusBadge } from './task-status';
 import type { Task, TaskRun, WebhookDelivery } from './task-types';
 import './tasks.css';
@@ -53,6 +55,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function RunResult({ run, open }: { run: TaskRun; open: boolean }) {
   const { result } = run;
   const error = run.error && <div className="banner banner-error">{run.error}</div>;
+  const bulkId = isRecord(result) && typeof result.bulk_action_id === 'number' ? result.bulk_action_id : undefined;
+  if (bulkId !== undefined) {
+    return (
+      <>
+        {error}
+        <GroupRunResult bulkId={bulkId} open={open} finished={run.finished_at !== null} />
+      </>
+    );
+  }
   if (!result) return error || <span className="muted">{run.finished_at ? 'none' : 'waiting for the agent…'}</span>;
   return (
     <>

@@ -6,6 +6,16 @@ export type TaskKind = (typeof TASK_KINDS)[number];
 /** The kinds a group task may have (the server's GROUP_KINDS). */
 export const GROUP_KINDS: readonly TaskKind[] = ['update', 'security_update', 'reboot', 'exec', 'script'];
 
+/**
+ * The kinds the form offers: a group's, or one agent's. A configuration backup is a firewall's
+ * config.xml, so it is offered for firewalls and for agents that have not registered yet (the server
+ * refuses it for the others).
+ */
+export function offeredKinds(mode: 'agent' | 'group', platform: string | null | undefined): readonly TaskKind[] {
+  if (mode === 'group') return GROUP_KINDS;
+  return platform === 'freebsd' || platform === null ? TASK_KINDS : TASK_KINDS.filter((k) => k !== 'backup');
+}
+
 /** A group task's agents, resolved at every run. */
 export interface TaskTarget {
   customer_id?: number;
