@@ -22,7 +22,15 @@ export class LocalPeers {
   readonly #allowed: ReadonlySet<number> | 'any';
   readonly #owners = new SocketOwners();
 
-  constructor(extra: LocalUids, ownUid: number | undefined = process.geteuid?.()) {
+  /**
+   * `whereUnknown`: what a local connection gets where owners cannot be read. The server refuses it;
+   * `tunnel connect` on a technician's Windows or macOS machine lets it in (there is no other way to use it).
+   */
+  constructor(
+    extra: LocalUids,
+    ownUid: number | undefined = process.geteuid?.(),
+    private readonly whereUnknown: 'refuse' | 'allow' = 'refuse',
+  ) {
     this.#allowed = extra === 'any' ? 'any' : new Set([...extra, ...(ownUid === undefined ? [] : [ownUid])]);
   }
 
@@ -41,9 +49,10 @@ export class LocalPeers {
       v4: v4 ? rowKey(procAddress(peer, remotePort), procAddress(us, localPort)) : undefined,
       v6: v4 ? rowKey(procAddress(`::ffff:${peer}`, remotePort), procAddress(`::ffff:${us}`, localPort)) : rowKey(procAddress(peer, remotePort), procAddress(us, localPort)),
     });
+    if (uid === undefined && this.whereUnknown === 'allow') return { allowed: true };
     if (uid === undefined) return refused(null, 'this system does not show which account a connection belongs to (no /proc/net/tcp); TUNNEL_LOCAL_UIDS=any lets every local account in');
-    if (uid === null) return refused(null, 'its socket is not among this server\'s open sockets (closed already, or translated by NAT)');
-    return this.#allowed.has(uid) ? { allowed: true } : refused(uid, 'the connecting socket belongs to another account on this server');
+    if (uid === null) return refused(null, 'its socket is not among this machine\'s open sockets (closed already, or translated by NAT)');
+    return this.#allowed.has(uid) ? { allowed: true } : refused(uid, 'the connecting socket belongs to another account on this machine');
   }
 }
 
