@@ -1,7 +1,9 @@
 // Who may use a tunnel (issue 29): its proxy port lets in only the addresses of its allow_from (by default
 // the address that opened it) and resets everyone else before anything reaches the agent; the proxy
 // WebSocket serves only the caller that opened the tunnel. On Linux every 127.x.y.z is loopback, so a
-// client "from another host" is a connection from 127.0.0.2 to the port bound on 127.0.0.1.
+// client "from another host" is a connection from 127.0.0.2 to the port bound on 127.0.0.1. From the
+// server itself only the server's own account gets in (issue 57: user nobody used to echo bytes through
+// an agent); the second account is nobody, run with setpriv, which needs root (as CI has).
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import WebSocket from 'ws';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createKey, seedUser, login } from './helpers/identity.js';
 import { startLiveServer, type LiveAgent, type LiveServer } from './helpers/live-agent.js';
+import { otherAccount, tryAs, type OtherAccount } from './helpers/other-account.js';
 import { exchange, sha, tunnelsOf, TunnelTargets, type TunnelDto } from './helpers/tunnels.js';
 
 let s: LiveServer;
@@ -133,6 +136,59 @@ describe('the proxy port', () => {
     expect(await tunnelsOf(s, apiKey(writeKey.key), agent.id)).toHaveLength(before);
   });
 });
+
+const account = otherAccount();
+const noSecondAccount = typeof account === 'string' ? account : undefined;
+const nobody = account as OtherAccount;
+
+describe.skipIf(noSecondAccount)('the proxy port, for other accounts on the server', () => {
+  const connects = () => agent.commands.filter((c) => c === 'tunnel_connect').length;
+
+  it('carries the server\'s own account\'s bytes and resets another local account before the agent hears of it', async () => {
+    const tunnel = await opened({ allow_from: ['127.0.0.1'] });
+    const data = randomBytes(256 * 1024);
+    expect(sha(await exchange(await connectFrom('127.0.0.1', tunnel.proxy_port), data))).toBe(sha(data));
+
+    const [connectsBefore, targetBefore] = [connects(), reachedTarget];
+    expect(await tryAs(nobody, tunnel.proxy_port)).toBe('ECONNRESET');
+    expect(await tryAs(nobody, tunnel.proxy_port)).toBe('ECONNRESET');
+    expect(connects()).toBe(connectsBefore);
+    expect(reachedTarget).toBe(targetBefore);
+    expect(await listed(tunnel.tunnel_id)).toMatchObject({ refused_connections: 2, sessions: 0 });
+    // One warning per tunnel and minute, naming the account.
+    const warnings = s.logs().filter((line) => line.includes(tunnel.tunnel_id) && line.includes('another account on this server'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, from: '127.0.0.1', uid: nobody.uid, refused: 1 });
+
+    // The owner's account is not locked out by the refusals.
+    expect(sha(await exchange(await connectFrom('127.0.0.1', tunnel.proxy_port), data))).toBe(sha(data));
+    expect(reachedTarget).toBe(targetBefore + 1);
+  });
+
+  it('tells apart a burst of connections from both accounts at once', async () => {
+    const tunnel = await opened({ allow_from: ['127.0.0.1'] });
+    const data = randomBytes(64 * 1024);
+    const [own, other] = await Promise.all([
+      Promise.all(Array.from({ length: 8 }, async () => sha(await exchange(await connectFrom('127.0.0.1', tunnel.proxy_port), data)))),
+      Promise.all(Array.from({ length: 4 }, () => tryAs(nobody, tunnel.proxy_port))),
+    ]);
+    expect(own).toEqual(Array(8).fill(sha(data)));
+    expect(other).toEqual(Array(4).fill('ECONNRESET'));
+    expect(await listed(tunnel.tunnel_id)).toMatchObject({ refused_connections: 4 });
+  });
+
+  it('knows the account from any of the server\'s loopback addresses, not just 127.0.0.1', async () => {
+    const tunnel = await opened({ allow_from: ['127.0.0.0/8'] });
+    expect(await tryAs(nobody, tunnel.proxy_port, '127.0.0.1', '127.0.0.2')).toBe('ECONNRESET');
+    expect(await tryFrom('127.0.0.2', tunnel.proxy_port)).toBe('echoed');
+    expect(await listed(tunnel.tunnel_id)).toMatchObject({ refused_connections: 1 });
+  });
+});
+if (noSecondAccount) {
+  describe('the proxy port, for other accounts on the server', () => {
+    it.skip(`is not tried here: ${noSecondAccount}`, () => undefined);
+  });
+}
 
 function connectFrom(from: string, port: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket, { createWebSocketStream } from 'ws';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveAgent, type LiveServer } from './helpers/live-agent.js';
+import { otherAccount, tryAs, type OtherAccount } from './helpers/other-account.js';
 import { nodeArgs } from './helpers/spawn-server.js';
 import { connect, exchange, MiB, openTunnel, sha, tunnelsOf, TunnelTargets, type TunnelDto } from './helpers/tunnels.js';
 
@@ -169,5 +170,17 @@ describe('npm run cli -- tunnel connect', () => {
     await new Promise((resolve) => local.once('close', resolve));
     await vi.waitFor(() => expect(cli.output()).toMatch(/refused by the server \(403\): FORBIDDEN/));
     await cli.stop();
+  }, 30_000);
+
+  const second = otherAccount();
+  it.skipIf(typeof second === 'string')(`resets a connection from another account on this machine before asking the server${typeof second === 'string' ? ` (not tried: ${second})` : ''}`, async () => {
+    const nobody = second as OtherAccount;
+    const cli = await startCli(echo.tunnel_id, { RMM_API_KEY: writeKey });
+    expect(await tryAs(nobody, cli.port)).toBe('ECONNRESET');
+    await vi.waitFor(() => expect(cli.output()).toContain(`refused (uid ${nobody.uid}): the connecting socket belongs to another account on this machine`));
+    expect(cli.output()).not.toContain('session open');
+    const data = randomBytes(64 * 1024);
+    expect(sha(await exchange(await connect(cli.port), data))).toBe(sha(data)); // the technician's own programs still get through
+    expect(await cli.stop()).toBe(0);
   }, 30_000);
 });

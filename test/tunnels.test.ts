@@ -68,7 +68,8 @@ describe('closing', () => {
     const tunnel = await openTunnel(main.id, port);
     const clients = await Promise.all([connect(tunnel.proxy_port), connect(tunnel.proxy_port)]);
     const closed = clients.map((c) => new Promise((resolve) => c.once('close', resolve)));
-    await vi.waitFor(async () => expect((await tunnelsOf(main.id)).find((t) => t.tunnel_id === tunnel.tunnel_id)?.sessions).toBe(2));
+    // A session starts once the server knows which local account connected: 20 s for a busy machine.
+    await vi.waitFor(async () => expect((await tunnelsOf(main.id)).find((t) => t.tunnel_id === tunnel.tunnel_id)?.sessions).toBe(2), { timeout: 20_000 });
 
     const res = await s.app.inject({ method: 'DELETE', url: `/api/v1/agents/${main.id}/tunnel/${tunnel.tunnel_id}`, headers: apiKey(writeKey) });
     expect(res.json()).toEqual({ closed: true });
@@ -103,7 +104,7 @@ describe('a replaced agent socket', () => {
     const tunnel = await openTunnel(extra.id, port);
     const client = await connect(tunnel.proxy_port);
     const clientClosed = new Promise((resolve) => client.once('close', resolve));
-    await vi.waitFor(async () => expect((await tunnelsOf(extra.id))[0]?.sessions).toBe(1));
+    await vi.waitFor(async () => expect((await tunnelsOf(extra.id))[0]?.sessions).toBe(1), { timeout: 20_000 });
 
     const raw = await s.openRaw(extra.id, agentKey); // replaces the agent's socket (4000)
     await clientClosed;

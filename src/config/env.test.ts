@@ -89,6 +89,13 @@ describe('loadConfig', () => {
     expect(failure({ TRUST_PROXY: 'yes please' }).variable).toBe('TRUST_PROXY');
   });
 
+  it('lets no other local account use tunnel ports unless TUNNEL_LOCAL_UIDS names it (or says any)', () => {
+    expect(loadConfig({}).tunnels.localUids).toEqual([]);
+    expect(loadConfig({ TUNNEL_LOCAL_UIDS: '1000, 1001' }).tunnels.localUids).toEqual([1000, 1001]);
+    expect(loadConfig({ TUNNEL_LOCAL_UIDS: 'any' }).tunnels.localUids).toBe('any');
+    for (const value of ['alice', '-1', '1000,any', '4294967296']) expect(failure({ TUNNEL_LOCAL_UIDS: value }).variable, value).toBe('TUNNEL_LOCAL_UIDS');
+  });
+
   it('stays single-node without NATS_URL, and turns cluster mode on with NATS_URL and PostgreSQL', () => {
     expect(loadConfig({}).cluster).toBeNull();
     const a = loadConfig({ ...CLUSTER, NATS_URL: 'nats://127.0.0.1:4222' }).cluster;

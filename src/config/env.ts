@@ -42,6 +42,14 @@ const trustProxy = z
     return z.NEVER;
   });
 
+/** TUNNEL_LOCAL_UIDS: `any`, or the user ids (comma-separated) besides the server's own that may use tunnel ports from the server itself. */
+const localUids = z
+  .string()
+  .default('')
+  .transform((v) => (v.trim() === 'any' ? 'any' : v.split(',').map((u) => u.trim()).filter(Boolean)))
+  .refine((v) => v === 'any' || v.every((u) => /^\d{1,10}$/.test(u) && Number(u) < 2 ** 32), 'must be "any" or a comma-separated list of numeric user ids')
+  .transform((v): 'any' | number[] => (v === 'any' ? v : v.map(Number)));
+
 /** A whole number, given as text, from `min` (1 unless said; `minLabel` names it in the error) to `max`. */
 function wholeNumber(fallback: string, unit: string, max: number, { min = 1, minLabel = String(min) } = {}) {
   return z
@@ -68,6 +76,7 @@ const envSchema = z
     TUNNEL_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
     TUNNEL_PORT_MIN: port(10000),
     TUNNEL_PORT_MAX: port(20000),
+    TUNNEL_LOCAL_UIDS: localUids,
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -194,7 +203,13 @@ export interface Config {
   /** How far the JavaScript heap may grow past what survived its last full collection (platform/heap-growth.ts). */
   readonly heapGrowthPercent: number;
   /** Where tunnel proxy ports listen, and the range they are taken from. */
-  readonly tunnels: { readonly bindAddress: string; readonly portMin: number; readonly portMax: number };
+  readonly tunnels: {
+    readonly bindAddress: string;
+    readonly portMin: number;
+    readonly portMax: number;
+    /** Accounts besides the server's own whose connections from the server itself tunnel ports let in ('any': every one). */
+    readonly localUids: 'any' | readonly number[];
+  };
   /** Unset: generated once and kept in DATA_DIR/jwt-secret. */
   readonly jwtSecret: string | undefined;
   /** Key material for secrets at rest; unset: generated once and kept in DATA_DIR/encryption-key. */
@@ -275,7 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsRetentionDays: e.METRICS_RETENTION_DAYS,
     metricsCompressAfterDays: e.METRICS_COMPRESS_AFTER_DAYS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
-    tunnels: Object.freeze({ bindAddress: e.TUNNEL_BIND_ADDRESS, portMin: e.TUNNEL_PORT_MIN, portMax: e.TUNNEL_PORT_MAX }),
+    tunnels: Object.freeze({ bindAddress: e.TUNNEL_BIND_ADDRESS, portMin: e.TUNNEL_PORT_MIN, portMax: e.TUNNEL_PORT_MAX, localUids: e.TUNNEL_LOCAL_UIDS }),
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,
     metricsToken: e.METRICS_TOKEN,

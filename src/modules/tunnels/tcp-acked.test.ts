@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-import { bytesAcknowledged, procAddress } from './tcp-acked.js';
+import { procAddress } from './proc-net-tcp.js';
+import { bytesAcknowledged } from './tcp-acked.js';
 
 describe.runIf(os.endianness() === 'LE')('procAddress', () => {
   it('prints addresses the way /proc/net/tcp and tcp6 do on little-endian machines', () => {

@@ -4,10 +4,9 @@
 // would overstate what the client got. Linux shows each socket's unacknowledged bytes (tx_queue) in
 // /proc/net/tcp{,6}; Node keeps the count of bytes handed to the kernel in two internal fields. Elsewhere,
 // or if either is missing, the answer is null and the caller keeps its own count of written bytes.
-import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { COLUMN, findTcpRow, procAddress } from './proc-net-tcp.js';
 
 /**
  * How often the count is read, how long it must stay the same, and how many readings at most. The
@@ -64,48 +63,12 @@ async function readingOf(socket: net.Socket): Promise<number | null> {
 export async function sendQueueOf(socket: net.Socket): Promise<number | null> {
   const { localAddress, localPort, remoteAddress, remotePort } = socket;
   if (!localAddress || !remoteAddress || localPort === undefined || remotePort === undefined) return null;
-  const v6 = net.isIPv6(localAddress);
-  const wanted = `${procAddress(localAddress, localPort)} ${procAddress(remoteAddress, remotePort)}`;
-  let table: string;
+  let row: string[] | null;
   try {
-    table = await readFile(v6 ? '/proc/net/tcp6' : '/proc/net/tcp', 'latin1');
+    row = await findTcpRow(net.isIPv6(localAddress), procAddress(localAddress, localPort), procAddress(remoteAddress, remotePort));
   } catch {
     return null;
   }
-  for (const line of table.split('\n')) {
-    // "  sl  local_address rem_address   st tx_queue:rx_queue ..."
-    const fields = line.trim().split(/\s+/);
-    if (`${fields[1]} ${fields[2]}` !== wanted) continue;
-    const tx = Number.parseInt(fields[4]?.split(':')[0] ?? '', 16);
-    return Number.isNaN(tx) ? null : tx;
-  }
-  return null;
-}
-
-/** An address and port as /proc/net/tcp{,6} prints them: 32-bit words in host byte order, in hex. */
-export function procAddress(address: string, port: number): string {
-  const bytes = net.isIPv4(address) ? Buffer.from(address.split('.').map(Number)) : ipv6Bytes(address);
-  let hex = '';
-  for (let i = 0; i < bytes.length; i += 4) {
-    const word = [...bytes.subarray(i, i + 4)];
-    if (os.endianness() === 'LE') word.reverse();
-    hex += Buffer.from(word).toString('hex');
-  }
-  return `${hex.toUpperCase()}:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-function ipv6Bytes(address: string): Buffer {
-  let text = address.replace(/%.*$/, '');
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  const bytes = Buffer.alloc(16);
-  groups.forEach((group, i) => bytes.writeUInt16BE(Number.parseInt(group, 16), i * 2));
-  return bytes;
+  const tx = Number.parseInt(row?.[COLUMN.queues]?.split(':')[0] ?? '', 16);
+  return Number.isNaN(tx) ? null : tx;
 }

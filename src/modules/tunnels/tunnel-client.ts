@@ -5,6 +5,7 @@
 import net, { type AddressInfo } from 'node:net';
 import WebSocket, { createWebSocketStream } from 'ws';
 import { apiSocketUrl } from '../../agent/server-api.js';
+import { LocalPeers } from './local-peer.js';
 
 export interface TunnelClientOptions {
   serverUrl: string;
@@ -27,11 +28,21 @@ export async function exposeTunnel(options: TunnelClientOptions): Promise<Tunnel
   const url = apiSocketUrl(options.serverUrl, `proxy/${encodeURIComponent(options.tunnelId)}`).toString();
   const headers = 'apiKey' in options.credentials ? { 'x-api-key': options.credentials.apiKey } : { authorization: `Bearer ${options.credentials.token}` };
   const open = new Set<net.Socket>();
+  // The local port carries the opener's credentials: other accounts on a shared machine (a jump host)
+  // must not ride on them. Only Linux tells who made a connection; elsewhere any local program may.
+  const peers = new LocalPeers([], undefined, 'allow');
 
   const server = net.createServer((socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
-    relay(socket, new WebSocket(url, { headers, perMessageDeflate: false }), report);
+    socket.pause();
+    socket.on('error', () => undefined);
+    void peers.check(socket).then((verdict) => {
+      if (socket.destroyed) return;
+      if (verdict.allowed) return relay(socket, new WebSocket(url, { headers, perMessageDeflate: false }), report);
+      report(`${socket.remoteAddress}:${socket.remotePort}: refused (uid ${verdict.uid ?? 'unknown'}): ${verdict.why}`);
+      socket.resetAndDestroy();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -20,6 +20,8 @@ HTTPS to the server. Every connection to the local port is one session through t
 server's WebSocket /api/v1/proxy/{tunnel_id}. A tunnel serves only the user or key that opened it
 (anyone else is refused with 403). If the server cuts a session (its client stopped reading and the
 agent cannot pause it), the local connection is reset, never ended as if the stream were complete.
+On Linux the local port serves only programs of your own account (others are reset); on other
+systems any program on this machine that reaches it.
 Prefer the environment variables: arguments are visible to other users of the machine.`;
 
 export function parseTunnelConnectArgs(argv: string[], env: NodeJS.ProcessEnv): TunnelClientOptions {

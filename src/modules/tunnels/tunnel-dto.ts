@@ -18,11 +18,16 @@ export const tunnelSchema = z.object({
   target_port: z.number().int(),
   created_at: z.string(),
   proxy_path: z.string().describe('WebSocket path carrying one session per connection, for clients that cannot reach proxy_port (see GET /proxy/{tunnel_id}); only the opener (opened_by) may use it'),
-  allow_from: z.array(z.string()).describe('Client addresses and networks proxy_port lets in; connections from anywhere else are reset before they reach the agent'),
+  allow_from: z
+    .array(z.string())
+    .describe('Client addresses and networks proxy_port lets in (from the server itself, only programs of its own account); connections from anywhere else are reset before they reach the agent'),
   opened_by: z
     .object({ type: z.enum(['user', 'api_key']), name: z.string(), key_hint: z.string().nullable() })
     .describe('Who opened the tunnel: a username, or an API key\'s name and hint (never the key)'),
-  refused_connections: z.number().int().describe('Connections to proxy_port reset because their address was not in allow_from'),
+  refused_connections: z
+    .number()
+    .int()
+    .describe('Connections to proxy_port reset because their address was not in allow_from, or because another account on the server itself made them (TUNNEL_LOCAL_UIDS)'),
 });
 
 export const tunnelWithTrafficSchema = tunnelSchema.extend({

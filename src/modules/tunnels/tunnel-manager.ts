@@ -2,8 +2,9 @@
 // at TUNNEL_BIND_ADDRESS, and each accepted connection becomes a session that the agent connects to the
 // target (`tunnel_connect`) before bytes flow as binary frames. A tunnel closes on DELETE, when its
 // agent's socket goes away (or the agent is deleted), and after 30 minutes without sessions. A tunnel
-// belongs to whoever opened it: its proxy port resets connections from outside its allow_from before
-// the agent hears of them, and its proxy WebSocket serves only the opening user or key.
+// belongs to whoever opened it: its proxy port resets connections from outside its allow_from, and from
+// other accounts on the server itself, before the agent hears of them (port-gate.ts), and its proxy
+// WebSocket serves only the opening user or key.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Clock } from '../../platform/clock.js';
@@ -14,9 +15,11 @@ import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { decodeTunnelFrame } from '../agent-hub/agent-protocol.js';
 import type { Caller } from '../auth/caller.js';
-import { normalizeAddress, type AllowList } from './allow-list.js';
+import type { AllowList } from './allow-list.js';
 import { TcpClient, type ClientEnd } from './client-end.js';
+import type { LocalUids } from './local-peer.js';
 import { PauseSupport } from './pause-support.js';
+import { ProxyPortGate } from './port-gate.js';
 import { TunnelSession, type CloseReason, type Overflow, type SessionLink, type Traffic } from './tunnel-session.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
@@ -26,6 +29,8 @@ export interface TunnelOptions {
   bindAddress: string;
   portMin: number;
   portMax: number;
+  /** Accounts besides the server's own whose connections from the server itself are let in (default: none). */
+  localUids?: LocalUids;
 }
 
 /** Who opened a tunnel, as shown to operators: a username, or an API key's name and hint (never the key). */
@@ -44,7 +49,7 @@ export interface Tunnel {
   openedBy: OpenedBy;
   /** The opener's identity, which alone may use the proxy WebSocket (user id or API key id). */
   owner: string;
-  /** Connections to the proxy port reset because their address is not in allowFrom. */
+  /** Connections to the proxy port reset: from outside allowFrom, or by another account on the server itself. */
   refused: number;
   sessions: Map<string, TunnelSession>;
   /** Bytes over the tunnel's life; out counts only what clients took. */
@@ -61,8 +66,7 @@ export class TunnelManager {
   readonly #idleSweep: PeriodicJob;
   /** Sessions cut for a client that took too little: logged with why, but at most once a minute per tunnel. */
   readonly #cuts: LogThrottle;
-  /** Refused connections are logged once per tunnel and minute, with a count: a port scan must not flood the log. */
-  readonly #refusals: LogThrottle;
+  readonly #gate: ProxyPortGate;
   /** Bytes of the tunnels closed so far (Prometheus counts every byte relayed since the start). */
   readonly #closedTraffic = { bytesIn: 0, bytesOut: 0 };
   /** Told of every tunnel opened (`true`) and closed: in cluster mode, the instance answers for its tunnels on the bus. */
@@ -87,7 +91,7 @@ export class TunnelManager {
     };
     this.#pausing = new PauseSupport(hub, logger);
     this.#idleSweep = new PeriodicJob('tunnel idle sweep', clock, 60_000, logger, async () => this.#closeIdle());
-    this.#refusals = new LogThrottle(logger);
+    this.#gate = new ProxyPortGate(logger, options.localUids ?? []);
     this.#cuts = new LogThrottle(logger);
   }
 
@@ -98,7 +102,7 @@ export class TunnelManager {
   async stop(): Promise<void> {
     await this.#idleSweep.stop();
     await Promise.all([...this.#tunnels.values()].map((t) => this.#close(t)));
-    this.#refusals.flush();
+    this.#gate.flush();
     this.#cuts.flush();
   }
 
@@ -121,7 +125,9 @@ export class TunnelManager {
       sessions: new Map(),
       traffic: { bytesIn: 0, bytesOut: 0 },
       lastActivity: this.clock.now().getTime(),
-      server: net.createServer((socket) => this.#onConnection(tunnel, socket)),
+      server: net.createServer((socket) =>
+        this.#gate.screen(tunnel, socket, () => this.accept(tunnel, new TcpClient(socket)), () => this.#tunnels.has(tunnel.id)),
+      ),
     };
     tunnel.port = await this.#listenOnFreePort(tunnel.server);
     this.#tunnels.set(tunnel.id, tunnel);
@@ -206,23 +212,6 @@ export class TunnelManager {
         this.logger.info({ err, tunnelId: tunnel.id }, 'the agent could not connect a tunnel session');
         session.close('tunnel');
       },
-    );
-  }
-
-  /** A connection on the proxy port: from an allowed address it becomes a session, otherwise it is reset. */
-  #onConnection(tunnel: Tunnel, socket: net.Socket): void {
-    const from = normalizeAddress(socket.remoteAddress ?? '');
-    if (tunnel.allowFrom.allows(from)) {
-      this.accept(tunnel, new TcpClient(socket));
-      return;
-    }
-    tunnel.refused++;
-    socket.on('error', () => undefined);
-    socket.resetAndDestroy(); // an RST, not a FIN: the client learns at once that it was refused
-    this.#refusals.warn(
-      `refused ${tunnel.id}`,
-      { tunnelId: tunnel.id, agentId: tunnel.agentId, from, allowFrom: tunnel.allowFrom.entries, refused: tunnel.refused },
-      'tunnel proxy port refused a connection from an address outside its allow_from',
     );
   }
 

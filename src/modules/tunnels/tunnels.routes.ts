@@ -52,6 +52,7 @@ export const tunnelRoutes: FastifyPluginAsyncZod<{
         summary: 'Open a TCP tunnel to a target reachable from the agent',
         description:
           'Listens on a free port of TUNNEL_PORT_MIN..TUNNEL_PORT_MAX at TUNNEL_BIND_ADDRESS; every connection there from an address in allow_from is one session through the agent, and a connection from any other address is reset (TCP RST) before it reaches the agent, counted in refused_connections and logged. ' +
+          'A connection from the server itself (loopback or one of its addresses) must also come from the account the server runs as, or one in TUNNEL_LOCAL_UIDS (on Linux the owner of the connecting socket is read from /proc/net/tcp; elsewhere local connections are refused unless TUNNEL_LOCAL_UIDS=any): another local account is reset the same way. ' +
           'The tunnel belongs to its opener: only the same user or API key may use its proxy WebSocket (proxy_path), which needs no open port at all. Not connected → 409; no free port → 503 NO_FREE_PORT. The tunnel closes on DELETE (by anyone who may write to the agent), when the agent disconnects or is deleted, and after 30 minutes without sessions. ' +
           'Connect to proxy_host:proxy_port. In cluster mode the port opens on the instance holding the agent\'s connection, whichever instance this request reached (asked over NATS; only the request goes there, never tunnel bytes), and proxy_host is that instance\'s ADVERTISE_ADDRESS; NATS down → 503 CLUSTER_UNAVAILABLE.',
         tags,

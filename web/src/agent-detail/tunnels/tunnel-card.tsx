@@ -53,7 +53,7 @@ export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: stri
         <dt>May connect</dt>
         <dd>
           <span className="mono">{allowed}</span>
-          {tunnel.refused_connections > 0 && <span className="muted"> ({tunnel.refused_connections} refused from other addresses)</span>}
+          {tunnel.refused_connections > 0 && <span className="muted"> ({tunnel.refused_connections} refused: other addresses or other accounts on the server)</span>}
         </dd>
         <dt>Sessions</dt>
         <dd>
