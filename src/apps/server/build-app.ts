@@ -313,7 +313,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       await api.register(authRoutes, { auth });
-      await api.register(passkeyRoutes, { passkeys, signIn: new PasskeySignIn(deps.db.db, auth, core.settings, clock), allowedOrigins: deps.config.allowedOrigins });
+      await api.register(passkeyRoutes, { passkeys, signIn: new PasskeySignIn(deps.db.db, auth, core.settings, clock), allowedOrigins: deps.config.allowedOrigins, publicUrl: deps.config.publicUrl });
       await sso.routes(api);
       await api.register(userRoutes, { users: core.users, auth });
       await api.register(customerRoutes, { customers: core.customers, apiKeys: core.apiKeys });
