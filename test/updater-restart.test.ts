@@ -9,21 +9,12 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Updater, type CheckOutcome, type UpdaterOptions } from '../src/agent/updater/updater.js';
 import { FakeClock } from '../src/platform/clock.js';
-import { adminToken, bearer, createKey } from './helpers/identity.js';
-import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
-import { agentOf, agentScript, createDevice, driveClock, driveClockUntil, requestUpdate, uploadFirmware, type Behaviour, type Device } from './helpers/updater-rig.js';
+import { agentOf, agentScript, createDevice, driveClock, driveClockUntil, requestUpdate, uploadFirmware, type Behaviour, type Device, type UpdaterServer, startUpdaterServer } from './helpers/updater-rig.js';
 
-let live: LiveServer;
-let admin: Record<string, string>;
-let agentKey: string;
+let server: UpdaterServer;
 let versions = 0;
-
-beforeAll(async () => {
-  live = await startLiveServer();
-  admin = bearer(await adminToken(live));
-  agentKey = (await createKey(live.app, admin, 'agent')).key;
-});
-afterAll(() => live?.close());
+beforeAll(async () => (server = await startUpdaterServer()));
+afterAll(() => server?.live.close());
 
 interface Run {
   updater: Updater;
@@ -47,14 +38,14 @@ describe('a restarted updater during the health check', () => {
   /** A device running v1, new firmware that behaves as `behaviour` requested, and the updater's options. */
   async function setUp(behaviour: Behaviour, rule: Partial<UpdaterOptions>): Promise<void> {
     const agentId = randomBytes(16).toString('hex');
-    device = await createDevice(agentScript('v1'), [live.url, agentKey, agentId]);
+    device = await createDevice(agentScript('v1'), [server.live.url, server.agentKey, agentId]);
     clock = new FakeClock();
     logs = [];
-    options = { serverUrl: live.url, apiKey: agentKey, agentId, binaryPath: device.binary, service: device.service, clock, healthPollMs: 5_000, log: (l) => logs.push(l), ...rule };
+    options = { serverUrl: server.live.url, apiKey: server.agentKey, agentId, binaryPath: device.binary, service: device.service, clock, healthPollMs: 5_000, log: (l) => logs.push(l), ...rule };
     await device.service.start();
-    await vi.waitFor(async () => expect((await agentOf(live, admin, agentId)).system?.variant).toBe('v1'), { timeout: 20_000, interval: 100 });
-    await uploadFirmware(live, admin, `5.0.${++versions}`, agentScript(`v2-${behaviour.kind}`, behaviour));
-    await requestUpdate(live, admin, agentId);
+    await vi.waitFor(async () => expect((await agentOf(server.live, server.admin, agentId)).system?.variant).toBe('v1'), { timeout: 20_000, interval: 100 });
+    await uploadFirmware(server.live, server.admin, `5.0.${++versions}`, agentScript(`v2-${behaviour.kind}`, behaviour));
+    await requestUpdate(server.live, server.admin, agentId);
   }
 
   /** A fresh updater (as after a restart) running one check. */
@@ -95,7 +86,7 @@ describe('a restarted updater during the health check', () => {
     expect(outcome, logs.join('\n')).toMatchObject({ result: 'rolled-back', reason: expect.stringMatching(/no heartbeat from the new binary within 40 s/) });
     expect(since(t0)).toBe(40_000);
     expect(logs.join('\n')).toMatch(/its first heartbeat must reach the server within 40 s of its start, 10 s from now/);
-    expect((await agentOf(live, admin, options.agentId)).updater).toMatchObject({ state: 'rolled_back' });
+    expect((await agentOf(server.live, server.admin, options.agentId)).updater).toMatchObject({ state: 'rolled_back' });
     expect(record).toMatchObject({ phase: 'checking', check_started_at: new Date(t0).toISOString() });
   });
 
@@ -133,7 +124,7 @@ describe('a restarted updater during the health check', () => {
     // A full window again would be 60 s; it needed what was left (and a heartbeat seen since the restart).
     expect(since(t1)).toBeLessThan(60_000);
     expect(since(t1)).toBeGreaterThanOrEqual(windowLeft);
-    expect((await agentOf(live, admin, options.agentId)).update_requested).toBe(false);
+    expect((await agentOf(server.live, server.admin, options.agentId)).update_requested).toBe(false);
   });
 
   it('does not pass a binary that fell silent while the updater was down, though its window ran out meanwhile', async () => {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, bearer, createCustomer, createKey } from './helpers/identity.js';
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
 
