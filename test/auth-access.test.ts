@@ -143,7 +143,7 @@ describe('read key', () => {
     expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
     const denied = gets.filter(notForKeys);
     expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
-    expect(denied).toHaveLength(8);
+    expect(denied).toHaveLength(9);
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {

@@ -10,6 +10,7 @@ import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
+import { apiSocketUrl } from '../src/agent/server-api.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { expectError } from './helpers/assertions.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
@@ -207,6 +208,24 @@ describe('installer package', () => {
     await putSettings({ installer_api_key: null, backend_url: null });
     const files = await readZip((await download()).rawPayload);
     expect(JSON.parse(files.get('rmm-agent.json')!.toString('utf8'))).toEqual({ ws_url: 'wss://rmm.example.com/api/v1/agent/ws' });
+  });
+
+  it('derives ws_url from backend_url when the ws_url setting is unset, as the agent itself does', async () => {
+    const configOf = async () => JSON.parse((await readZip((await download()).rawPayload)).get('rmm-agent.json')!.toString('utf8')) as Record<string, string>;
+    for (const [backend, ws] of <Array<[string, string]>>[
+      ['https://rmm.example.com', 'wss://rmm.example.com/api/v1/agent/ws'],
+      ['https://rmm.example.com:8443/rmm/', 'wss://rmm.example.com:8443/rmm/api/v1/agent/ws'],
+      ['http://10.0.0.5:8080/rmm', 'ws://10.0.0.5:8080/rmm/api/v1/agent/ws'],
+    ]) {
+      await putSettings({ backend_url: backend, ws_url: null });
+      expect(await configOf(), backend).toEqual({ server_url: backend, ws_url: ws });
+      expect(apiSocketUrl(backend, 'agent/ws').toString()).toBe(ws); // where the reference agent connects
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/settings', headers: admin })).json()).toMatchObject({ ws_url: null });
+    // A ws_url that is set wins; the settings themselves show only what was set.
+    await putSettings({ ws_url: 'wss://ws.example.com/api/v1/agent/ws' });
+    expect((await configOf()).ws_url).toBe('wss://ws.example.com/api/v1/agent/ws');
+    await putSettings({ backend_url: null, ws_url: 'wss://rmm.example.com/api/v1/agent/ws' });
   });
 
   it('replaces an uploaded rmm-agent.json instead of adding a second one', async () => {

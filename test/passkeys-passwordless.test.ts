@@ -26,7 +26,7 @@ async function options(headers: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock });
+  t = await buildTestApp({ clock, env: { PUBLIC_URL: ORIGIN } }); // passkeys are made only with PUBLIC_URL set
   admin = await adminToken(t);
   await seedUser(t, 'rosa', 'rosa-password-3', { role: 'write' });
   const rosa = await login(t.app, 'rosa', 'rosa-password-3');

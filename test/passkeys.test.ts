@@ -41,7 +41,7 @@ async function secondStepOptions(pendingToken: string) {
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  t = await buildTestApp({ env: { PUBLIC_URL: ORIGIN } }); // passkeys are made only with PUBLIC_URL set
   await seedUser(t, 'pia', PASSWORD, { role: 'read' });
   token = await login(t.app, 'pia', PASSWORD);
   key = new SoftAuthenticator(ORIGIN);

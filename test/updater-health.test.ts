@@ -9,8 +9,7 @@ import { access, readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Updater, type UpdaterOptions } from '../src/agent/updater/updater.js';
 import { FakeClock } from '../src/platform/clock.js';
-import { adminToken, bearer, createKey } from './helpers/identity.js';
-import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
+import type { LiveServer } from './helpers/live-agent.js';
 import {
   agentOf,
   agentScript,
@@ -23,7 +22,7 @@ import {
   uploadFirmware,
   type Behaviour,
   type CuttableProxy,
-  type Device,
+  type Device, startUpdaterServer
 } from './helpers/updater-rig.js';
 
 let live: LiveServer;
@@ -32,9 +31,7 @@ let agentKey: string;
 let versions = 0;
 
 beforeAll(async () => {
-  live = await startLiveServer();
-  admin = bearer(await adminToken(live));
-  agentKey = (await createKey(live.app, admin, 'agent')).key;
+  ({ live, admin, agentKey } = await startUpdaterServer());
 });
 afterAll(() => live?.close());
 

@@ -11,8 +11,7 @@ import readline from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Updater } from '../src/agent/updater/updater.js';
 import { FakeClock } from '../src/platform/clock.js';
-import { adminToken, bearer, createKey } from './helpers/identity.js';
-import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
+import type { LiveServer } from './helpers/live-agent.js';
 import { childEnv, PROCESS_TEST_TIMEOUT_MS, ROOT } from './helpers/spawn-server.js';
 import {
   agentOf,
@@ -24,7 +23,7 @@ import {
   sha256,
   startCuttableProxy,
   uploadFirmware,
-  type Device,
+  type Device, startUpdaterServer
 } from './helpers/updater-rig.js';
 
 let live: LiveServer;
@@ -34,10 +33,8 @@ let agentKey: string;
 let versions = 0;
 
 beforeAll(async () => {
-  live = await startLiveServer();
+  ({ live, admin, agentKey } = await startUpdaterServer());
   dataDir = live.config.dataDir;
-  admin = bearer(await adminToken(live));
-  agentKey = (await createKey(live.app, admin, 'agent')).key;
 });
 afterAll(() => live?.close());
 

@@ -1,7 +1,9 @@
 // Software-update rules and inventory per customer (issue 12 acceptance, contract §3): the inventory
 // aggregated over a customer's Windows agents, the rules CRUD, the two plain-text lists winget-autoupdate
 // reads with Last-Modified and 304, and who may read and change them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { insertRule, recordListChange } from '../src/modules/wau/wau.repo.js';
 import { FakeClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { expectError } from './helpers/assertions.js';
@@ -28,7 +30,21 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const wau = (customer: number, rest: string) => `/api/v1/customers/${customer}/wau/${rest}`;
-const get = (url: string, headers: Record<string, string> = admin) => t.app.inject({ method: 'GET', url, headers });
+/**
+ * A GET. A list asked for within the second of a rule change is held until that second is over (its
+ * Last-Modified is the next second): the clock is moved to the next second whenever something waits on it.
+ */
+const get = async (url: string, headers: Record<string, string> = admin) => {
+  let done = false;
+  const answer = t.app.inject({ method: 'GET', url, headers }).finally(() => {
+    done = true;
+  });
+  while (!done) {
+    if (clock.pendingSleepers > 0) await clock.advance(1000 - (clock.now().getTime() % 1000));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return answer;
+};
 const addRule = (customer: number, payload: Record<string, unknown>, headers = admin) =>
   t.app.inject({ method: 'POST', url: wau(customer, 'rules'), headers, payload });
 const removeRules = (customer: number, query: string, payload?: Record<string, unknown>) =>
@@ -188,16 +204,21 @@ describe('2. rules and the list files', () => {
 });
 
 describe('3. Last-Modified, ETag and the conditional requests', () => {
+  const fetchList = (list: string, since?: string, etag?: string) =>
+    get(wau(customerA, list), { ...apiKey(keyA), ...(since ? { 'if-modified-since': since } : {}), ...(etag ? { 'if-none-match': etag } : {}) });
+  const addAt = async (time: string, package_id: string, action = 'allow') => {
+    clock.set(time);
+    expect((await addRule(customerA, { action, package_id })).statusCode).toBe(201);
+  };
+
   it('answers 304 for the current validators, and 200 with the new list after each rule change', async () => {
-    const fetchList = (list: string, since?: string, etag?: string) =>
-      get(wau(customerA, list), { ...apiKey(keyA), ...(since ? { 'if-modified-since': since } : {}), ...(etag ? { 'if-none-match': etag } : {}) });
+    clock.set('2030-01-01T10:00:30Z');
     const first = await fetchList('included');
     const lastModified = first.headers['last-modified'] as string;
     const etag = first.headers.etag as string;
     expect(lastModified).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
-    // The earlier rules were made at 10:00:00 by this clock, which has not moved: Last-Modified stays a
-    // second before Date, never after it.
-    expect([first.headers.date, lastModified]).toEqual(['Tue, 01 Jan 2030 10:00:00 GMT', 'Tue, 01 Jan 2030 09:59:59 GMT']);
+    expect(first.headers.date).toBe('Tue, 01 Jan 2030 10:00:30 GMT');
+    expect(Date.parse(lastModified)).toBeLessThanOrEqual(Date.parse(first.headers.date!));
 
     const unchanged = await fetchList('included', lastModified);
     expect([unchanged.statusCode, unchanged.body, unchanged.headers['last-modified'], unchanged.headers.etag]).toEqual([304, '', lastModified, etag]);
@@ -209,41 +230,88 @@ describe('3. Last-Modified, ETag and the conditional requests', () => {
     // If-None-Match decides when both are sent.
     expect((await fetchList('included', lastModified, '"other"')).statusCode).toBe(200);
 
-    // A change within the same second: the ETag changes at once; Last-Modified cannot pass Date - 1 s yet.
-    expect((await addRule(customerA, { action: 'allow', package_id: 'VideoLAN.VLC' })).statusCode).toBe(201);
-    const afterCreate = await fetchList('included', undefined, etag);
+    // A change at 10:00:30.250; asked for at .500, the answer waits for the second to end and carries
+    // the next second as Last-Modified, never after Date.
+    await addAt('2030-01-01T10:00:30.250Z', 'VideoLAN.VLC');
+    clock.set('2030-01-01T10:00:30.500Z');
+    const afterCreate = await fetchList('included', lastModified);
     expect([afterCreate.statusCode, afterCreate.body]).toEqual([200, 'Mozilla.Firefox\nNotepad++.Notepad++\nVideoLAN.VLC\n']);
-    expect(afterCreate.headers['last-modified']).toBe(lastModified);
+    expect([afterCreate.headers.date, afterCreate.headers['last-modified']]).toEqual(['Tue, 01 Jan 2030 10:00:31 GMT', 'Tue, 01 Jan 2030 10:00:31 GMT']);
     expect(afterCreate.headers.etag).not.toBe(etag);
-    // A second later Last-Modified has moved past every value served before the change.
-    clock.advance(1000);
-    const nextSecond = await fetchList('included', lastModified);
-    expect([nextSecond.statusCode, nextSecond.headers['last-modified']]).toEqual([200, 'Tue, 01 Jan 2030 10:00:00 GMT']);
-    const secondModified = nextSecond.headers['last-modified'] as string;
+    expect((await fetchList('included', undefined, etag)).statusCode).toBe(200);
+    const secondModified = 'Tue, 01 Jan 2030 10:00:31 GMT';
     expect((await fetchList('included', secondModified)).statusCode).toBe(304);
 
     clock.advance(3_600_000);
     expect((await removeRules(customerA, `?package_id=${encodeURIComponent('Notepad++.Notepad++')}`)).json()).toEqual({ deleted: 1 });
     const afterDelete = await fetchList('included', secondModified);
     expect([afterDelete.statusCode, afterDelete.body]).toEqual([200, 'Mozilla.Firefox\nVideoLAN.VLC\n']);
-    expect(afterDelete.headers['last-modified']).toBe('Tue, 01 Jan 2030 11:00:00 GMT'); // Date - 1 s
-    clock.advance(60_000);
-    const settled = await fetchList('included', 'Tue, 01 Jan 2030 11:00:00 GMT');
-    expect([settled.statusCode, settled.headers['last-modified']]).toEqual([200, 'Tue, 01 Jan 2030 11:00:01 GMT']); // the change's second
+    expect(afterDelete.headers['last-modified']).toBe('Tue, 01 Jan 2030 11:00:32 GMT'); // deleted at 11:00:31
     // One time per customer: a change of either list is the other's change too.
     expect((await fetchList('excluded', secondModified)).statusCode).toBe(200);
-    expect((await fetchList('excluded', 'Tue, 01 Jan 2030 11:00:01 GMT')).statusCode).toBe(304);
+    expect((await fetchList('excluded', 'Tue, 01 Jan 2030 11:00:32 GMT')).statusCode).toBe(304);
     // Deleting nothing changes nothing.
     clock.advance(60_000);
     expect((await removeRules(customerA, '?package_id=Not.There')).json()).toEqual({ deleted: 0 });
-    expect((await fetchList('included', 'Tue, 01 Jan 2030 11:00:01 GMT')).statusCode).toBe(304);
+    expect((await fetchList('included', 'Tue, 01 Jan 2030 11:00:32 GMT')).statusCode).toBe(304);
   });
 
-  it("is the customer's creation time (rounded up to the second) while it has never had a rule change", async () => {
+  it('keeps Last-Modified and the ETag identical in every answer until the next change (issue 57: it moved for 2 s)', async () => {
+    await addAt('2030-01-01T12:00:00.250Z', 'Stable.One', 'block');
+    const answers = [];
+    for (const time of ['2030-01-01T12:00:00.400Z', '2030-01-01T12:00:00.900Z', '2030-01-01T12:00:01.100Z', '2030-01-01T12:00:02.600Z', '2030-01-01T13:00:00Z']) {
+      clock.set(time);
+      const res = await fetchList('excluded');
+      answers.push([res.headers['last-modified'], res.headers.etag]);
+      expect(Date.parse(res.headers['last-modified']!), time).toBeLessThanOrEqual(Date.parse(res.headers.date!));
+    }
+    expect(new Set(answers.map((a) => a.join(' '))).size, JSON.stringify(answers)).toBe(1);
+    expect(answers[0]![0]).toBe('Tue, 01 Jan 2030 12:00:01 GMT');
+    // WAU downloads again only when Last-Modified is later than its copy (written at 12:00:01 at the earliest).
+    const copy = Date.parse('Tue, 01 Jan 2030 12:00:01 GMT');
+    await addAt('2030-01-01T13:00:05Z', 'Stable.Two', 'block');
+    clock.set('2030-01-01T13:00:09Z');
+    const changed = await fetchList('excluded', answers[0]![0]);
+    expect(changed.statusCode).toBe(200);
+    expect(Date.parse(changed.headers['last-modified']!)).toBeGreaterThan(copy);
+  });
+
+  it('gives two changes in one second one Last-Modified, which no answer carried before both were made', async () => {
+    await addAt('2030-01-01T14:00:00.100Z', 'Twice.One', 'block');
+    clock.set('2030-01-01T14:00:00.300Z');
+    // Asked for between the two changes: held until the second is over, so it sees both.
+    const between = t.app.inject({ method: 'GET', url: wau(customerA, 'excluded'), headers: apiKey(keyA) });
+    await vi.waitFor(() => expect(clock.pendingSleepers).toBe(1));
+    await addAt('2030-01-01T14:00:00.600Z', 'Twice.Two', 'block');
+    await clock.advance(400);
+    const res = await between;
+    expect(res.body).toContain('Twice.One\nTwice.Two\n');
+    expect([res.headers.date, res.headers['last-modified']]).toEqual(['Tue, 01 Jan 2030 14:00:01 GMT', 'Tue, 01 Jan 2030 14:00:01 GMT']);
+  });
+
+  it('waits for a rule change still committing, so that a list is never older than its Last-Modified says', async () => {
+    // A change recorded at 15:00:00.900 whose transaction commits after a list was asked for at 15:00:01.100:
+    // without waiting, that answer (Date 15:00:01) would lack the rule, and the change's Last-Modified
+    // (15:00:01) would not be later than the copy WAU wrote then: the rule would never reach the PC.
+    clock.set('2030-01-01T15:00:00.900Z');
+    let asked: ReturnType<typeof get> | undefined;
+    await t.db.db.transaction().execute(async (trx) => {
+      await insertRule(trx, { customer_id: customerA, action: 'block', package_id: 'Committing.Late', display_name: 'Committing.Late', created_at: clock.now() });
+      await recordListChange(trx, customerA, clock.now());
+      clock.set('2030-01-01T15:00:01.100Z');
+      asked = t.app.inject({ method: 'GET', url: wau(customerA, 'excluded'), headers: apiKey(keyA) });
+      await delay(300); // the request reads meanwhile, as far as it can
+    });
+    const res = await asked!;
+    expect(res.headers.date).toBe('Tue, 01 Jan 2030 15:00:01 GMT');
+    expect(res.body).toContain('Committing.Late\n');
+  });
+
+  it("is the second after the customer's creation while it has never had a rule change", async () => {
     const fresh = await createCustomer(t.app, admin.authorization!.slice(7), 'W-300');
     const res = await get(wau(fresh.id, 'excluded'));
     expect([res.statusCode, res.body]).toEqual([200, '']);
-    expect(res.headers['last-modified']).toBe(new Date(Math.ceil(Date.parse(fresh.created_at) / 1000) * 1000).toUTCString());
+    expect(res.headers['last-modified']).toBe(new Date((Math.floor(Date.parse(fresh.created_at) / 1000) + 1) * 1000).toUTCString());
   });
 });
 

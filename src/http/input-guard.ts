@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import fp from 'fastify-plugin';
 import { AppError } from '../platform/errors.js';
 import { errorBody } from './error-body.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -119,6 +120,7 @@ export const inputGuardPlugin = fp(
 export function frameworkErrorHandler(plainText?: (request: FastifyRequest) => string | undefined): NonNullable<FastifyServerOptions['frameworkErrors']> {
   return (error: { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
+    reply.headers(SECURITY_HEADERS); // no hook runs for these answers
     if (request.headers.upgrade !== undefined) {
       // An upgrade request's socket left the HTTP parser: nothing else would end it (see websocket-route.ts).
       reply.header('connection', 'close');

@@ -166,7 +166,9 @@ export const openApiPlugin = fp(
 
     await app.register(async (docs) => {
       declareAccessForPluginRoutes(docs, 'public');
-      await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+      // Without the top bar: its logo is an SVG with an inline <style>, which the app's CSP refuses
+      // (security-headers.ts), and its box for loading another document's URL has no use here.
+      await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true, layout: 'BaseLayout' } });
     });
   },
   { name: 'openapi', dependencies: ['route-access'] },

@@ -16,6 +16,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'POST /api/v1/auth/2fa/disable': ['disableTwoFactor', 'Needs the password and a current code; all of the user\'s sessions end.'],
   'POST /api/v1/auth/logout': ['logout', 'Ends every session of the signed-in user: tokens issued before now stop working.'],
   'GET /api/v1/auth/passkeys': ['listPasskeys'],
+  'GET /api/v1/auth/passkeys/registration': ['getPasskeyRegistrationStatus'],
   'POST /api/v1/auth/passkeys/registration-options': ['getPasskeyRegistrationOptions'],
   'POST /api/v1/auth/passkeys': ['registerPasskey'],
   'PATCH /api/v1/auth/passkeys/{id}': ['renamePasskey'],

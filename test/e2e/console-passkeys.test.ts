@@ -2,11 +2,13 @@
 // adds a passkey on the account page through the browser's real WebAuthn API, renames it, signs out and
 // signs in again with the passkey as the second step; an admin turns on passwordless sign-in in the
 // settings, and the passkey alone then signs in; finally the passkey is deleted after asking. WebAuthn
-// needs a host name (browsers refuse IP addresses as RP IDs), so the console is opened at localhost.
+// needs a host name (browsers refuse IP addresses as RP IDs), so the console is opened at localhost,
+// which is also the server's PUBLIC_URL: without one, the account page says passkeys cannot be added.
 import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOT_DIR, signIn } from '../helpers/browser.js';
 import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
+import { freePort } from '../helpers/free-port.js';
 import { seedUser } from '../helpers/identity.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
 
@@ -27,10 +29,11 @@ describe('passkeys in the console', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => 
   const credentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
 
   beforeAll(async () => {
-    run = await startConsole();
+    const port = await freePort();
+    consoleUrl = `http://localhost:${port}`;
+    run = await startConsole({ server: { port, env: { PUBLIC_URL: consoleUrl } } });
     ({ page, trouble } = run);
     await seedUser(run.server, 'pat', PASSWORD);
-    consoleUrl = run.server.url.replace('127.0.0.1', 'localhost');
     // A platform authenticator with user verification that answers at once, as a fingerprint reader would.
     cdp = await page.context().newCDPSession(page);
     await cdp.send('WebAuthn.enable');
@@ -105,5 +108,24 @@ describe('passkeys in the console', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => 
     await page.getByText('No passkeys yet.').waitFor({ timeout: 15_000 });
     expect(await run.server.db.db.selectFrom('passkeys').selectAll().execute()).toEqual([]);
     expect(trouble).toEqual([]);
+  });
+});
+
+describe('passkeys in the console without PUBLIC_URL', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  it('says on the account page that passkeys cannot be added until PUBLIC_URL is set', async () => {
+    const run = await startConsole();
+    try {
+      await seedUser(run.server, 'pat', PASSWORD);
+      await run.page.goto(`${run.server.url.replace('127.0.0.1', 'localhost')}/`);
+      await signIn(run.page, 'pat', PASSWORD);
+      await run.page.getByTestId('count-online').waitFor();
+      await run.page.getByRole('link', { name: 'pat' }).click();
+      await run.page.getByRole('heading', { name: 'Passkeys' }).waitFor();
+      await run.page.getByTestId('passkeys-unavailable').filter({ hasText: /cannot be added until the server's PUBLIC_URL is set/ }).waitFor();
+      expect(await run.page.getByRole('button', { name: 'Add a passkey' }).count()).toBe(0);
+      expect(run.trouble).toEqual([]);
+    } finally {
+      await run.close();
+    }
   });
 });

@@ -62,6 +62,8 @@ export interface TestAppOptions {
   maxRegistrationsInFlight?: number;
   /** The web terminal's PTY loader (the real library otherwise). */
   loadPty?: PtyLoader;
+  /** The port startLiveServer listens on (default: one the kernel picks), for a PUBLIC_URL known in advance. */
+  port?: number;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {

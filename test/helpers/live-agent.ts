@@ -45,7 +45,7 @@ export interface RawPeer {
 
 export async function startLiveServer(options: TestAppOptions = {}): Promise<LiveServer> {
   const t = await buildTestApp(options);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  await t.app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   const agents = new Set<LiveAgent>();

@@ -15,6 +15,8 @@ import { expect } from 'vitest';
 import { parseServiceCommand, type CommandService } from '../../src/agent/updater/service-control.js';
 import type { FakeClock } from '../../src/platform/clock.js';
 import type { TestApp } from './app.js';
+import { adminToken, bearer, createKey } from './identity.js';
+import { startLiveServer, type LiveServer } from './live-agent.js';
 
 export const sha256 = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -305,4 +307,17 @@ export async function uploadFirmware(t: TestApp, headers: Record<string, string>
 export async function requestUpdate(t: TestApp, headers: Record<string, string>, id: string): Promise<void> {
   const res = await t.app.inject({ method: 'POST', url: `/api/v1/agents/${id}/request-update`, headers });
   expect(res.statusCode, res.body).toBe(200);
+}
+
+export interface UpdaterServer {
+  live: LiveServer;
+  admin: Record<string, string>;
+  agentKey: string;
+}
+
+/** The live server of an updater test file, an admin's headers and an agent key for the devices. */
+export async function startUpdaterServer(): Promise<UpdaterServer> {
+  const live = await startLiveServer();
+  const admin = bearer(await adminToken(live));
+  return { live, admin, agentKey: (await createKey(live.app, admin, 'agent')).key };
 }

@@ -30,6 +30,14 @@ const recordSchema = z.object({
   started_at: z.string(),
   /** The server's last heartbeat time of the agent before the new binary started: only later ones count. */
   baseline: z.string().nullable(),
+  /**
+   * The health check's progress (health-check.ts): device time the new binary was started (records of
+   * older updaters lack it: started_at stands in), time the server could not be asked, and the counted
+   * time of the first heartbeat. The check's deadlines run from here across restarts of the updater.
+   */
+  check_started_at: z.string().optional(),
+  uncounted_ms: z.number().int().min(0).optional(),
+  first_heartbeat_ms: z.number().int().min(0).optional(),
   /** Why the rollback (phase rolling-back). */
   reason: z.string().optional(),
 });

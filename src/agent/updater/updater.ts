@@ -14,7 +14,7 @@ import path from 'node:path';
 import { verifyFirmware } from '../../modules/firmware/firmware-signature.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Platform } from '../device-state.js';
-import { checkHealth, type HealthRule } from './health-check.js';
+import { checkHealth, progressOf, timeLeft, type CheckProgress, type HealthRule } from './health-check.js';
 import type { ServiceControl } from './service-control.js';
 import { FirmwareMemory, type Backoff } from './firmware-memory.js';
 import { rollBack, sha256OfFile } from './rollback.js';
@@ -258,7 +258,7 @@ export class Updater {
       return this.rollBack(record, `could not replace ${binaryPath}: ${(err as Error).message}`);
     }
     await syncDirectory(path.dirname(binaryPath));
-    record = { ...record, phase: 'checking', baseline };
+    record = { ...record, phase: 'checking', baseline, check_started_at: this.clock.now().toISOString() };
     await this.files.writeRecord(record);
     try {
       await service.start();
@@ -285,14 +285,19 @@ export class Updater {
       await this.files.writeRecord(record);
     }
     if (!(await service.isRunning())) return this.rollBack(record, `${service.description} is not running (found when the health check was resumed)`);
-    return this.watch(record);
+    return this.watch(record, true);
   }
 
-  private async watch(record: UpdateRecord): Promise<CheckOutcome> {
+  private async watch(record: UpdateRecord, resumed = false): Promise<CheckOutcome> {
     const { service } = this.options;
-    this.log(`firmware ${record.version} started; its first heartbeat must reach the server within ${this.health.timeoutMs / 1000} s`);
+    const progress = progressOf(record);
+    this.log(`firmware ${record.version} ${resumed ? 'runs' : 'started'}; ${timeLeft(this.health, progress, resumed ? this.clock.now().getTime() : progress.since)}`);
+    const save = async (p: CheckProgress) => {
+      record = { ...record, uncounted_ms: p.uncountedMs, ...(p.firstHeartbeatMs === null ? {} : { first_heartbeat_ms: p.firstHeartbeatMs }) };
+      await this.files.writeRecord(record);
+    };
     try {
-      await checkHealth({ getAgent: () => this.api.getAgent(), service, clock: this.clock, signal: this.abort.signal, log: this.log }, this.health, record);
+      await checkHealth({ getAgent: () => this.api.getAgent(), service, clock: this.clock, signal: this.abort.signal, log: this.log, save }, this.health, record, progress);
     } catch (err) {
       if (this.abort.signal.aborted) throw err; // stopped: the record stays, the next start resumes
       return this.rollBack(record, (err as Error).message);
@@ -329,3 +334,4 @@ function executableMode(oldMode: number): number {
   const mode = oldMode & 0o7777;
   return mode | 0o100 | ((mode & 0o044) >> 2);
 }
+

@@ -12,6 +12,7 @@ import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { frameworkErrorHandler, inputGuardPlugin } from '../../http/input-guard.js';
 import { listPagingGuardPlugin } from '../../http/pagination.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
+import { securityHeadersPlugin } from '../../http/security-headers.js';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import { productVersion } from '../../platform/version.js';
@@ -49,6 +50,7 @@ export async function buildCallstatusApp(deps: CallstatusDeps): Promise<FastifyI
   const app = Fastify(options).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  await app.register(securityHeadersPlugin);
   await app.register(requestIdPlugin);
   await app.register(errorHandlerPlugin);
   await app.register(inputGuardPlugin);

@@ -15,6 +15,7 @@ import { errorHandlerPlugin } from '../../http/error-handler.js';
 import { frameworkErrorHandler, inputGuardPlugin } from '../../http/input-guard.js';
 import { listPagingGuardPlugin } from '../../http/pagination.js';
 import { openApiPlugin } from '../../http/openapi.js';
+import { securityHeadersPlugin } from '../../http/security-headers.js';
 import { generateRequestId, requestIdPlugin } from '../../http/request-id.js';
 import { routeAccessPlugin } from '../../http/route-access.js';
 import { refusedUpgradePlugin } from '../../http/websocket-route.js';
@@ -149,6 +150,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   // First: its onRequest hook marks upgrade requests, and its onResponse hook destroys the socket of a
   // refused upgrade. Registered after the auth hook, a 401 left the refused socket open (and shutdown waiting).
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+  await app.register(securityHeadersPlugin); // before any hook that may answer a request itself
   await app.register(refusedUpgradePlugin);
   await app.register(routeAccessPlugin);
   await app.register(requestIdPlugin);
@@ -313,7 +315,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
   await app.register(
     async (api) => {
       await api.register(authRoutes, { auth });
-      await api.register(passkeyRoutes, { passkeys, signIn: new PasskeySignIn(deps.db.db, auth, core.settings, clock), allowedOrigins: deps.config.allowedOrigins });
+      await api.register(passkeyRoutes, { passkeys, signIn: new PasskeySignIn(deps.db.db, auth, core.settings, clock), allowedOrigins: deps.config.allowedOrigins, publicUrl: deps.config.publicUrl });
       await sso.routes(api);
       await api.register(userRoutes, { users: core.users, auth });
       await api.register(customerRoutes, { customers: core.customers, apiKeys: core.apiKeys });

@@ -95,7 +95,8 @@ export const installerRoutes: FastifyPluginAsyncZod<{
         summary: 'Download the agent installer package (ZIP) with its configuration',
         description:
           `The uploaded ZIP with a file \`${AGENT_CONFIG_FILE}\` added at the top level (an uploaded one is replaced): ` +
-          '`{"server_url", "ws_url", "api_key"}`: the settings `backend_url` and `ws_url`, and the agent key of the customer the package is for. ' +
+          '`{"server_url", "ws_url", "api_key"}`: the settings `backend_url` and `ws_url` (unset: the agent channel under `backend_url`, ' +
+          '`https://host/prefix` → `wss://host/prefix/api/v1/agent/ws`), and the agent key of the customer the package is for. ' +
           "That customer is the caller's own for a customer-scoped key (any permission), else `customer_id` when given: its installer key, " +
           'an agent key scoped to it, made on the first such download (see /customers/{id}/installer-key). An unscoped download without ' +
           '`customer_id` carries the settings\' `installer_api_key`. Each field only when set; none set: the package goes out without the file. ' +

@@ -1,6 +1,8 @@
 // /auth/passkeys and the passkey sign-in routes. Ceremonies are bound to the browser's origin: options
-// are given only to a request whose Origin is this server's own (or in ALLOWED_ORIGINS), and the RP ID
-// is that origin's host name (relying-party.ts).
+// are given only to a request whose Origin is this server's own (PUBLIC_URL's) or in ALLOWED_ORIGINS,
+// and the RP ID is that origin's host name (relying-party.ts). New passkeys are made only once PUBLIC_URL
+// is set: without it the server's own origin would come from the Host header, which whoever sends the
+// request chooses (issue 57), and a passkey is bound to its RP ID for good.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -18,8 +20,13 @@ import { relyingPartyOf } from './relying-party.js';
 const tags = ['auth'];
 
 const ORIGIN_RULE =
-  'Needs a browser `Origin` header that is this server\'s own origin (the scheme and host the request came to) or one in ALLOWED_ORIGINS, else 403 FORBIDDEN; ' +
+  'Needs a browser `Origin` header that is this server\'s own origin (PUBLIC_URL\'s; unset: the scheme and host the request came to) or one in ALLOWED_ORIGINS, else 403 FORBIDDEN; ' +
   "the RP ID is that origin's host name (an IP address is refused: browsers do not accept one as RP ID). The challenge is single-use and expires after 5 minutes.";
+
+/** Why passkeys cannot be registered without PUBLIC_URL; the account page shows it. */
+export const NEEDS_PUBLIC_URL =
+  'Passkeys cannot be added until the server\'s PUBLIC_URL is set (the console\'s address, e.g. https://rmm.example.net): ' +
+  'a passkey is bound to that host name, which the server must not take from the request. Ask the administrator to set it and restart the server.';
 
 function userIdOf(request: FastifyRequest): number {
   const caller = callerOf(request);
@@ -27,11 +34,11 @@ function userIdOf(request: FastifyRequest): number {
   return caller.userId;
 }
 
-export const passkeyRoutes: FastifyPluginAsyncZod<{ passkeys: PasskeyService; signIn: PasskeySignIn; allowedOrigins: readonly string[] }> = async (
+export const passkeyRoutes: FastifyPluginAsyncZod<{ passkeys: PasskeyService; signIn: PasskeySignIn; allowedOrigins: readonly string[]; publicUrl: string | undefined }> = async (
   app,
-  { passkeys, signIn, allowedOrigins },
+  { passkeys, signIn, allowedOrigins, publicUrl },
 ) => {
-  const rpOf = (request: FastifyRequest) => relyingPartyOf({ origin: request.headers.origin, protocol: request.protocol, host: request.host }, allowedOrigins);
+  const rpOf = (request: FastifyRequest) => relyingPartyOf({ origin: request.headers.origin, protocol: request.protocol, host: request.host }, allowedOrigins, publicUrl);
 
   app.get(
     '/auth/passkeys',
@@ -42,19 +49,39 @@ export const passkeyRoutes: FastifyPluginAsyncZod<{ passkeys: PasskeyService; si
     async (request) => (await passkeys.list(userIdOf(request))).map(s.toPasskeyDto),
   );
 
+  app.get(
+    '/auth/passkeys/registration',
+    {
+      config: { access: 'user' },
+      schema: {
+        summary: 'Whether passkeys can be added on this server',
+        description: 'For the account page: `available` is false while PUBLIC_URL is unset, and `reason` says so.',
+        tags,
+        response: { 200: s.registrationStatus },
+      },
+    },
+    async () => (publicUrl ? { available: true, reason: null } : { available: false, reason: NEEDS_PUBLIC_URL }),
+  );
+
   app.post(
     '/auth/passkeys/registration-options',
     {
       config: { access: 'user', audit: 'auth.passkey_registration_started' },
       schema: {
         summary: 'Start registering a passkey: options for navigator.credentials.create()',
-        description: `Pass the answer to @simplewebauthn/browser startRegistration(), then POST its result to /auth/passkeys. Existing passkeys are excluded; 409 at ${MAX_PASSKEYS_PER_USER}. ${ORIGIN_RULE}`,
+        description:
+          `Pass the answer to @simplewebauthn/browser startRegistration(), then POST its result to /auth/passkeys. Existing passkeys are excluded; 409 at ${MAX_PASSKEYS_PER_USER}. ` +
+          `409 CONFLICT while PUBLIC_URL is unset (the RP ID must not come from the Host header). ${ORIGIN_RULE}`,
         tags,
         body: z.object({}).optional(),
         response: { 200: s.creationOptions },
       },
     },
-    async (request) => s.asCreationOptions(await passkeys.registrationOptions(userIdOf(request), rpOf(request), request.ip)),
+    async (request) => {
+      const userId = userIdOf(request);
+      if (!publicUrl) throw new AppError('CONFLICT', NEEDS_PUBLIC_URL);
+      return s.asCreationOptions(await passkeys.registrationOptions(userId, rpOf(request), request.ip));
+    },
   );
 
   app.post(

@@ -105,3 +105,10 @@ export const passwordlessStatus = z.object({
 export function toPasskeyDto(row: PasskeyRow): z.infer<typeof passkeySchema> {
   return { id: row.id, name: row.name, created_at: toTimestamp(row.created_at), last_used_at: toTimestamp(row.last_used_at) };
 }
+
+export const registrationStatus = z
+  .object({
+    available: z.boolean().describe('Whether passkeys can be added (PUBLIC_URL is set)'),
+    reason: z.string().nullable().describe('Why not, for the account page; null when available'),
+  })
+  .meta({ id: 'PasskeyRegistrationStatus' });

@@ -24,6 +24,14 @@ describe('relyingPartyOf', () => {
     expect(relyingPartyOf({ origin: 'https://console.example.net', protocol: 'http', host: 'backend:8080' }, ['https://console.example.net']).rpID).toBe('console.example.net');
   });
 
+  it("takes PUBLIC_URL's origin as the server's own when it is set, whatever the Host header says", () => {
+    expect(relyingPartyOf({ origin: 'https://rmm.example.net', protocol: 'http', host: 'backend:8080' }, [], 'https://rmm.example.net/')).toEqual({
+      origin: 'https://rmm.example.net',
+      rpID: 'rmm.example.net',
+    });
+    expect(refused(() => relyingPartyOf({ origin: 'https://evil.example', protocol: 'https', host: 'evil.example' }, [], 'https://rmm.example.net'))).toBe('FORBIDDEN');
+  });
+
   it('refuses a missing, foreign or malformed Origin, and IP addresses', () => {
     expect(refused(() => relyingPartyOf({ origin: undefined, protocol: 'https', host: 'rmm.example.net' }, []))).toBe('FORBIDDEN');
     expect(refused(() => relyingPartyOf({ origin: 'https://evil.example', protocol: 'https', host: 'rmm.example.net' }, []))).toBe('FORBIDDEN');

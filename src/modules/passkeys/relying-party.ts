@@ -1,9 +1,12 @@
 // Which web origin a WebAuthn ceremony belongs to, and so its RP ID. The browser's Origin header is
-// taken only when it is this server's own origin (scheme and host the request came to, after any
-// trusted proxy) or one listed in ALLOWED_ORIGINS; anything else is refused, so a page elsewhere cannot
-// get options for a relying party it is not. The RP ID is that origin's host name: credentials are bound
-// to it, so a passkey made at https://rmm.example.net works only there. Browsers refuse IP addresses as
-// RP IDs, so passkeys need the console opened by name (localhost counts as a name).
+// taken only when it is this server's own origin or one listed in ALLOWED_ORIGINS; anything else is
+// refused, so a page elsewhere cannot get options for a relying party it is not. The server's own origin
+// is PUBLIC_URL's; without it, the scheme and host the request came to (after any trusted proxy), which
+// is the Host header: good enough to check a sign-in (a passkey answers only for the RP ID it was made
+// for), but not to make new passkeys, which PUBLIC_URL must name (passkeys.routes.ts). The RP ID is that
+// origin's host name: credentials are bound to it, so a passkey made at https://rmm.example.net works
+// only there. Browsers refuse IP addresses as RP IDs, so passkeys need the console opened by name
+// (localhost counts as a name).
 import { isIP } from 'node:net';
 import { AppError } from '../../platform/errors.js';
 
@@ -22,18 +25,19 @@ export interface RequestPlace {
   host: string;
 }
 
-export function relyingPartyOf(place: RequestPlace, allowedOrigins: readonly string[]): RelyingParty {
+export function relyingPartyOf(place: RequestPlace, allowedOrigins: readonly string[], publicUrl?: string): RelyingParty {
   if (!place.origin) throw new AppError('FORBIDDEN', 'Passkeys work in a browser only: the request carries no Origin header');
   let origin: URL;
   let own: string;
   try {
     origin = new URL(place.origin);
-    own = new URL(`${place.protocol}://${place.host}`).origin;
+    own = new URL(publicUrl ?? `${place.protocol}://${place.host}`).origin;
   } catch {
     throw new AppError('FORBIDDEN', 'The Origin header is not a valid origin');
   }
   if (origin.origin !== own && !allowedOrigins.includes(origin.origin)) {
-    throw new AppError('FORBIDDEN', `Origin ${origin.origin} is neither this server's nor in ALLOWED_ORIGINS`);
+    const whose = publicUrl ? `PUBLIC_URL's (${own})` : "this server's";
+    throw new AppError('FORBIDDEN', `Origin ${origin.origin} is neither ${whose} nor in ALLOWED_ORIGINS`);
   }
   // URL keeps IPv6 hosts in brackets; isIP wants them bare.
   const host = origin.hostname.replace(/^\[(.*)\]$/, '$1');

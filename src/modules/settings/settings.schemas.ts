@@ -15,7 +15,7 @@ const url = (protocols: string[]) =>
 export const settingsSchema = z
   .object({
     backend_url: z.string().nullable().describe('Base URL agents and installers use for the REST API'),
-    ws_url: z.string().nullable().describe('WebSocket URL agents connect to'),
+    ws_url: z.string().nullable().describe('WebSocket URL agents connect to; unset, installer packages carry the agent channel under backend_url (wss://…/api/v1/agent/ws)'),
     installer_api_key: z.string().nullable().describe('Hint of the agent key put into installer packages downloaded for no customer (customers\' packages carry their own key)'),
     webhook_secret: z.string().nullable().describe('Hint (last 4 characters) of the webhook signing secret'),
     passwordless_login: z.boolean().describe('Whether users may sign in with a passkey alone, without username and password (default false)'),

@@ -84,10 +84,14 @@ export class SettingsService {
     return this.view(caller);
   }
 
-  /** Where agents reach this server, as configured (installer packages, firmware download URLs). */
+  /**
+   * Where agents reach this server (installer packages, firmware download URLs): as configured, and
+   * without a `ws_url` setting the agent channel under `backend_url`, where agents find it themselves.
+   */
   async agentUrls(): Promise<{ backend_url: string | null; ws_url: string | null }> {
     const stored = await repo.readSettings(this.db);
-    return { backend_url: stored.get('backend_url') ?? null, ws_url: stored.get('ws_url') ?? null };
+    const backend = stored.get('backend_url') ?? null;
+    return { backend_url: backend, ws_url: stored.get('ws_url') ?? (backend === null ? null : agentChannelUrl(backend)) };
   }
 
   /** Whether a passkey alone may sign a user in (off unless an admin turned it on). */
@@ -100,4 +104,16 @@ export class SettingsService {
     const sealed = (await repo.readSettings(this.db)).get(name);
     return sealed === undefined ? null : this.box.open(sealed);
   }
+}
+
+/**
+ * The agent channel (`GET /api/v1/agent/ws`) under a backend URL, as the reference agent builds it from
+ * its `--server`: a path prefix is kept, http becomes ws and https wss.
+ */
+export function agentChannelUrl(backendUrl: string): string {
+  const base = new URL(backendUrl);
+  if (!base.pathname.endsWith('/')) base.pathname += '/';
+  const url = new URL('api/v1/agent/ws', base);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
 }

@@ -1,15 +1,16 @@
 // The validators of winget-autoupdate's list files: Last-Modified and an ETag, and whether a request's
 // conditions make the answer 304. Pure, so the second-resolution edge cases are tested without waiting.
 //
-// HTTP dates have whole seconds and rules can change several times a second. Last-Modified is the
-// customer's latest rule change rounded *up* to its second, but never later than one second before the
-// response's Date (RFC 9110 forbids a Last-Modified after Date):
-// - rounding up: WAU downloads again only when Last-Modified (to the second) is later than its own copy's
-//   write time. A change made in the same second as WAU's download still ends up later than that copy;
-//   rounded down it would equal it and the change would never reach the PC;
-// - the cap at Date - 1 s: a change made (or still committing) in the current second cannot be hidden
-//   behind a Last-Modified a client already holds: whoever read the list in second S got at most S - 1,
-//   and any change after that read shows as S or later from the next second on.
+// HTTP dates have whole seconds and rules can change several times a second. Last-Modified is the first
+// whole second after the customer's latest rule change, as stored: the same in every answer until the
+// next change, which always moves it forward (issue 57: a value capped at Date - 1 s moved within 2 s of
+// a change while the ETag stayed, and WAU downloaded the unchanged list again).
+// - after the change's second, not at it: WAU downloads again only when Last-Modified (to the second) is
+//   later than its own copy's write time, and a change made in the same second as WAU's download must
+//   still end up later than that copy;
+// - never after Date (RFC 9110): the service holds an answer asked for within the change's own second
+//   until that second is over (`holdMs`), so Last-Modified is never capped and never moves. A copy served
+//   at Date D was read at D or later, and any change after that read shows as D + 1 or later.
 // The ETag (a hash of the body) is exact; caches that send If-None-Match never miss a change.
 import { createHash } from 'node:crypto';
 
@@ -28,12 +29,26 @@ export interface ListConditions {
 
 const SECOND = 1000;
 
+/** Last-Modified of a list whose latest change was at `changedAt`: the next whole second. */
+export function lastModifiedOf(changedAt: Date): Date {
+  return new Date((Math.floor(changedAt.getTime() / SECOND) + 1) * SECOND);
+}
+
+/**
+ * How long to hold an answer at `now` so that its Date reaches Last-Modified: up to a second when the
+ * list changed in the current second, else 0. A change recorded further ahead (the clock was set back)
+ * is not waited for; its Last-Modified is capped at Date instead.
+ */
+export function holdMs(changedAt: Date, now: Date): number {
+  const wait = lastModifiedOf(changedAt).getTime() - now.getTime();
+  return wait > 0 && wait <= SECOND ? wait : 0;
+}
+
 export function listValidators(body: string, changedAt: Date, now: Date): ListValidators {
   const date = Math.floor(now.getTime() / SECOND) * SECOND;
-  const changedSecond = Math.ceil(changedAt.getTime() / SECOND) * SECOND;
   return {
     date: new Date(date),
-    lastModified: new Date(Math.min(changedSecond, date - SECOND)),
+    lastModified: new Date(Math.min(lastModifiedOf(changedAt).getTime(), date)),
     etag: `"${createHash('sha256').update(body, 'utf8').digest('base64url').slice(0, 27)}"`,
   };
 }

@@ -22,8 +22,9 @@ const LISTS: ReadonlyArray<{ path: string; action: WauAction; wauFile?: true }> 
 ];
 
 const VALIDATORS =
-  '`Last-Modified` is the latest rule change of the customer (creation or deletion, in either list; else its creation), rounded up to ' +
-  'the second and never after the response\'s `Date` (at most one second before it). `ETag` is a hash of the body. `If-None-Match` ' +
+  '`Last-Modified` is the whole second after the latest rule change of the customer (creation or deletion, in either list; else its ' +
+  'creation): the same in every answer until the next change. Asked for within that change\'s second, the answer waits until the ' +
+  'second is over (at most 1 s), so Last-Modified is never after `Date`. `ETag` is a hash of the body. `If-None-Match` ' +
   'matching the ETag, or else `If-Modified-Since` at or after Last-Modified, → 304 without a body.';
 
 const LIST_PATH_NOTE =

@@ -61,7 +61,19 @@ export async function recordListChange(db: Db, customerId: number, now: Date): P
     on conflict (customer_id) do update set changed_at = greatest(excluded.changed_at, wau_list_changes.changed_at)`.execute(db);
 }
 
-export async function findListChange(db: Db, customerId: number): Promise<Date | undefined> {
-  const row = await db.selectFrom('wau_list_changes').select('changed_at').where('customer_id', '=', customerId).executeTakeFirst();
-  return row?.changed_at;
+/**
+ * The customer's latest change time, its row locked (FOR SHARE) until the caller's transaction ends: a
+ * change still committing (its upsert holds the row) is waited for, so a list read next includes every
+ * change whose time was recorded before it. A customer without a row gets one holding its creation time
+ * (once; the insert waits for a first change being inserted). Undefined when the customer is gone.
+ */
+export async function lockListChange(trx: Db, customerId: number): Promise<Date | undefined> {
+  const find = () => trx.selectFrom('wau_list_changes').select('changed_at').where('customer_id', '=', customerId).forShare().executeTakeFirst();
+  const row = await find();
+  if (row) return row.changed_at;
+  await sql`
+    insert into wau_list_changes (customer_id, changed_at)
+    select c.id, c.created_at from customers c where c.id = ${customerId}
+    on conflict (customer_id) do nothing`.execute(trx);
+  return (await find())?.changed_at;
 }

@@ -12,7 +12,7 @@ import { assertInScope, type Caller } from '../auth/caller.js';
 import * as customers from '../customers/customers.repo.js';
 import { compareVersions } from '../firmware/versions.js';
 import * as inventory from './inventory.repo.js';
-import { isNotModified, listValidators, type ListConditions, type ListValidators } from './list-validators.js';
+import { holdMs, isNotModified, listValidators, type ListConditions, type ListValidators } from './list-validators.js';
 import * as repo from './wau.repo.js';
 
 export type { WauRuleRow } from './wau.repo.js';
@@ -28,6 +28,9 @@ export interface InventoryProduct {
 export interface PackageList extends ListValidators {
   body: string | null;
 }
+
+/** Times an answer waits for the second of a change to end before it is sent with Last-Modified capped at Date. */
+const MAX_HOLDS = 3;
 
 export class WauService {
   constructor(
@@ -98,16 +101,26 @@ export class WauService {
 
   /**
    * The package ids of one action as winget-autoupdate's list file, with its validators; `body` is null
-   * when the request's conditions show the caller's copy is current.
+   * when the request's conditions show the caller's copy is current. Asked for within the second of the
+   * latest change, the answer waits until that second is over (list-validators.ts), and reads again.
    */
   async packageList(caller: Caller, customerId: number, action: WauAction, conditions: ListConditions = {}): Promise<PackageList> {
     const customer = await this.customer(caller, customerId);
-    // The change time is read before the list: a change committed in between then makes the list newer
-    // than its Last-Modified (the next request fetches it again), never older (which would be cached for good).
-    const changedAt = (await repo.findListChange(this.db, customerId)) ?? customer.created_at;
-    const body = formatPackageList(await repo.listPackageIds(this.db, customerId, action));
-    const validators = listValidators(body, changedAt, this.clock.now());
-    return { ...validators, body: isNotModified(validators, conditions) ? null : body };
+    for (let holds = 0; ; holds++) {
+      const list = await this.db.transaction().execute(async (trx) => {
+        // The change time first, locked: the list read after it holds every change recorded before it.
+        const changedAt = (await repo.lockListChange(trx, customerId)) ?? customer.created_at;
+        return { changedAt, body: formatPackageList(await repo.listPackageIds(trx, customerId, action)) };
+      });
+      const now = this.clock.now();
+      // Changes every second would hold the answer for good: after a few, Last-Modified is capped at Date.
+      const wait = holds < MAX_HOLDS ? holdMs(list.changedAt, now) : 0;
+      if (wait === 0) {
+        const validators = listValidators(list.body, list.changedAt, now);
+        return { ...validators, body: isNotModified(validators, conditions) ? null : list.body };
+      }
+      await this.clock.sleep(wait);
+    }
   }
 
   private async customer(caller: Caller, customerId: number): Promise<customers.CustomerRow> {

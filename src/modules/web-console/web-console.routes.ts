@@ -1,8 +1,8 @@
 // Serves the web console (web/, built by Vite) at `/`: its files from memory, and index.html for any
 // other page path a browser asks for, so client-side routes survive a reload (SPA fallback). API paths
-// and requests that do not ask for a page keep the contract's 404 body. Every answer carries a strict
-// Content-Security-Policy: the console loads nothing from anywhere else, runs no inline script or
-// style, and cannot be framed.
+// and requests that do not ask for a page keep the contract's 404 body. Every answer carries the app's
+// strict Content-Security-Policy and the other security headers (http/security-headers.ts): the console
+// loads nothing from anywhere else, runs no inline script or style, and cannot be framed.
 //
 // The page itself is answered with a fresh style nonce each time, in the CSP and in a
 // `<meta name="csp-nonce">`: xterm.js (the terminal page) builds its styles in `<style>` elements,
@@ -10,35 +10,11 @@
 // the policy still refuses any style that arrives as markup.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { contentSecurityPolicy } from '../../http/security-headers.js';
 import type { Logger } from '../../platform/logger.js';
 import { loadStaticSite, type StaticFile } from './static-site.js';
 
 const STYLE_NONCE_META = 'csp-nonce';
-
-function contentSecurityPolicy(styleNonce?: string): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    styleNonce ? `style-src 'self' 'nonce-${styleNonce}'` : "style-src 'self'",
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "manifest-src 'self'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': contentSecurityPolicy(),
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
-};
 
 const NOT_BUILT_PAGE = `<!doctype html><meta charset="utf-8"><title>RMM</title>
 <p>The web console is not built. Run <code>npm run build</code> (or start the server with <code>npm start</code>, which builds it).</p>
@@ -59,7 +35,7 @@ export async function webConsoleRoutes(app: FastifyInstance, options: WebConsole
     const file = site?.files.get(pathname);
     if (file && file !== site?.index) return sendFile(request, reply, file);
     if (pathname !== '/' && pathname !== '/index.html' && !asksForPage(request, pathname)) return reply.callNotFound();
-    if (!site) return reply.code(503).headers(CONSOLE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+    if (!site) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     return sendPage(reply, site.index.body.toString('utf8'));
   });
 }
@@ -69,7 +45,7 @@ function sendPage(reply: FastifyReply, html: string): FastifyReply {
   const nonce = randomBytes(16).toString('base64');
   const meta = `<meta name="${STYLE_NONCE_META}" content="${nonce}" />`;
   const body = /<head[^>]*>/i.test(html) ? html.replace(/<head[^>]*>/i, (head) => `${head}${meta}`) : `${meta}${html}`;
-  reply.headers({ ...CONSOLE_SECURITY_HEADERS, 'content-security-policy': contentSecurityPolicy(nonce) });
+  reply.header('content-security-policy', contentSecurityPolicy(nonce));
   reply.header('cache-control', 'no-store');
   return reply.type('text/html; charset=utf-8').send(body);
 }
@@ -81,7 +57,6 @@ function asksForPage(request: FastifyRequest, pathname: string): boolean {
 }
 
 async function sendFile(request: FastifyRequest, reply: FastifyReply, file: StaticFile): Promise<FastifyReply> {
-  reply.headers(CONSOLE_SECURITY_HEADERS);
   reply.header('etag', file.etag);
   reply.header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
   reply.header('vary', 'accept-encoding');

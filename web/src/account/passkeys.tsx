@@ -1,7 +1,8 @@
 // Passkeys on the account page: the user's passkeys (name, added, last used), adding one through the
 // browser's own passkey dialog (@simplewebauthn/browser), renaming and deleting with a confirmation.
 // A passkey counts as a second factor: once one exists, signing in with the password asks for it (or
-// the authentication code).
+// the authentication code). While the server cannot make passkeys (PUBLIC_URL unset), the page says
+// why instead of offering the form.
 import { startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { api } from '../api/client';
@@ -17,8 +18,14 @@ interface Passkey {
   last_used_at: string | null;
 }
 
+interface RegistrationStatus {
+  available: boolean;
+  reason: string | null;
+}
+
 export function Passkeys() {
   const list = useResource((signal) => api<Passkey[]>('/auth/passkeys', { signal }), []);
+  const registration = useResource((signal) => api<RegistrationStatus>('/auth/passkeys/registration', { signal }), []);
   return (
     <section className="card passkeys" aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">Passkeys</h2>
@@ -38,7 +45,14 @@ export function Passkeys() {
           ))}
         </ul>
       )}
-      <AddPasskey onAdded={list.reload} />
+      <ErrorBanner error={registration.error} />
+      {registration.data?.available === false ? (
+        <div className="banner banner-warn" role="status" data-testid="passkeys-unavailable">
+          {registration.data.reason}
+        </div>
+      ) : (
+        registration.data && <AddPasskey onAdded={list.reload} />
+      )}
     </section>
   );
 }
