@@ -2,7 +2,8 @@
 // the same configuration as the server. With the embedded database held by a running server, admin
 // commands are handed to that server through its admin socket.
 import { ADMIN_COMMANDS, findAdminCommand, runAdminCommand, type AdminRequest } from './admin/commands.js';
-import { backup, readPassphrase, restore } from './admin/backup/backup.js';
+import { backup, readPassphrase } from './admin/backup/backup.js';
+import { restore } from './admin/backup/restore.js';
 import { adminSocketPath, sendAdminRequest } from './admin/admin-socket.js';
 import { FIRMWARE_SIGN_USAGE, runFirmwareSign } from './admin/firmware-sign.js';
 import { createCoreServices } from './apps/server/services.js';
@@ -25,7 +26,7 @@ function usage(): string {
     [TUNNEL_CONNECT_USAGE, 'expose a tunnel as a local port (see tunnel connect --help)'],
     [FIRMWARE_SIGN_USAGE, 'sign firmware offline with an Ed25519 key (see firmware sign --help)'],
     ['backup --out FILE [--passphrase-stdin] [--logical]', 'write the database, DATA_DIR/blobs and the secrets into one file (embedded database: stop the server first; --logical: PostgreSQL without pg_dump)'],
-    ['restore FILE [--force] [--passphrase-stdin]', 'restore a backup onto an empty DATA_DIR or database (--force replaces what is there)'],
+    ['restore FILE [--force] [--passphrase-stdin]', 'restore a backup onto an empty DATA_DIR or database (--force replaces what is there); checks every part first, and changes nothing when it fails'],
     ...Object.values(ADMIN_COMMANDS).map((c) => [c.usage, c.summary]),
   ];
   const width = Math.max(...lines.map(([u]) => u!.length));

@@ -3,50 +3,17 @@
 // firmware blob, a user with two-factor sign-in and an encrypted setting is stopped and backed up with
 // the CLI (secrets sealed with a passphrase); the backup is restored into a new place, where a new server
 // serves all of it: the user signs in with a TOTP code, which needs the restored encryption key.
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReferenceAgent } from '../src/agent/reference-agent.js';
-import { childEnv, createProcessDataPlace, nodeArgs, PROCESS_TEST_TIMEOUT_MS, ROOT, spawnServer, type ProcessDataPlace, type ServerProcess } from './helpers/spawn-server.js';
+import { cli, client, populate, stop } from './helpers/backup-archive.js';
+import { createProcessDataPlace, PROCESS_TEST_TIMEOUT_MS, spawnServer, type ProcessDataPlace } from './helpers/spawn-server.js';
 
 const PASSWORD = 'admin-password-1';
 const PASSPHRASE = 'correct horse battery staple';
-
-/** Runs the CLI with `input` on standard input; resolves with its exit code and output. */
-function cli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeArgs('src/cli.ts'), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
-/** A JSON client of a spawned server. */
-function client(server: ServerProcess) {
-  const base = `http://127.0.0.1:${server.port}/api/v1`;
-  return async (method: string, url: string, body?: unknown, token?: string) => {
-    const res = await fetch(`${base}${url}`, {
-      method,
-      headers: { ...(body === undefined || Buffer.isBuffer(body) ? {} : { 'content-type': 'application/json' }), ...(Buffer.isBuffer(body) ? { 'content-type': 'application/octet-stream' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, text, json: () => JSON.parse(text) as Record<string, unknown> & Array<Record<string, unknown>> };
-  };
-}
-
-async function stop(server: ServerProcess): Promise<void> {
-  server.kill('SIGTERM');
-  expect(await server.exited).toBe(0);
-}
 
 describe('backup and restore', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let source: ProcessDataPlace;
@@ -69,16 +36,8 @@ describe('backup and restore', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   it('backs up a stopped server with the CLI, secrets sealed with a passphrase', async () => {
     const server = spawnServer({ ...source.env, ADMIN_PASSWORD: PASSWORD });
     await server.listening;
-    const api = client(server);
-    const { token } = (await api('POST', '/auth/login', { username: 'admin', password: PASSWORD })).json() as unknown as { token: string };
-    const { key } = (await api('POST', '/apikeys', { name: 'agents', permissions: 'agent' }, token)).json() as unknown as { key: string };
-    const agent = new ReferenceAgent({ serverUrl: `http://127.0.0.1:${server.port}`, apiKey: key, stateFile: path.join(work, 'agent.json'), platform: 'freebsd', hostname: 'fw-backup', heartbeatIntervalMs: 3_600_000 });
-    await agent.start();
-    for (let i = 0; i < 3; i++) await agent.sendHeartbeat();
-    agentId = agent.agentId!;
-    expect((await api('POST', `/agents/${agentId}/backup`, {}, token)).status).toBe(201);
-    await agent.stop();
-    expect((await api('POST', '/firmware/upload?version=2.0.0&platform=freebsd', firmware, token)).status).toBe(201);
+    const { api, token, agentId: id } = await populate(server, { password: PASSWORD, work, hostname: 'fw-backup', firmware });
+    agentId = id;
     expect((await api('PUT', '/settings', { webhook_secret: 'whsec-kept-encrypted-0123456789' }, token)).status).toBe(200);
     expect((await api('POST', '/users', { username: 'tina', password: 'tina-password-22' }, token)).status).toBe(201);
     const tina = ((await api('POST', '/auth/login', { username: 'tina', password: 'tina-password-22' })).json() as unknown as { token: string }).token;

@@ -56,8 +56,12 @@ export async function migrateToLatest(handle: DbHandle<any>, set: MigrationSet =
   return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName), timescale };
 }
 
-/** Applies the migrations up to and including `name` (restoring rows written under it), no further. */
-export async function migrateTo(handle: DbHandle, name: string): Promise<void> {
+/**
+ * Applies the migrations up to and including `name` (restoring rows written under it), no further.
+ * `handle.db` may be a transaction (a restore's): the migrations then commit or roll back with it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app's schema, or one being built
+export async function migrateTo(handle: { db: Kysely<any>; dialect: DbHandle['dialect'] }, name: string): Promise<void> {
   const timescale = handle.dialect === 'postgres' && (await timescaleUsable(handle.db));
   const migrator = new Migrator({
     db: handle.db,

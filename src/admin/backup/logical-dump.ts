@@ -1,14 +1,14 @@
 // The PostgreSQL backup when pg_dump is not installed (issue 34): the RMM tables' rows through COPY (text
 // format, streamed, so the metrics' bulk never sits in memory), with the migrations they were written
 // under. A restore brings an empty database to those migrations, copies the rows back in foreign-key
-// order and moves the identity sequences past them; the server migrates forward from there.
+// order and moves the identity sequences past them, all in one transaction; the server migrates forward
+// from there.
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { openPostgres } from '../../db/create-db.js';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { migrateTo } from '../../db/migrator.js';
-import { createLogger } from '../../platform/logger.js';
 
 export interface LogicalManifest {
   /** The last migration the rows were written under. */
@@ -62,42 +62,41 @@ export async function dumpLogical(url: string, add: (entry: string, rows: Readab
   }
 }
 
-/** Loads a logical dump into an empty database. */
-export async function restoreLogical(url: string, manifest: LogicalManifest, rowsOf: (table: string) => Buffer | undefined): Promise<void> {
-  const handle = openPostgres(url, createLogger({ level: 'silent' }), { max: 1 });
-  try {
-    await migrateTo(handle, manifest.migration);
-  } finally {
-    await handle.close();
-  }
+/**
+ * Loads a logical dump in one transaction (issue 57): with `replace`, dropping what is there, the
+ * migrations up to the dump's, the rows and the identity sequences commit together or not at all, so a
+ * failure (a COPY that does not fit, a lost connection) leaves the database exactly as it was.
+ */
+export async function restoreLogical(url: string, manifest: LogicalManifest, rowsOf: (table: string) => Readable | undefined, replace: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // Kysely (for the migrator) and COPY (pg-copy-streams) on the same connection, so in the same transaction.
+  const pool = { connect: async () => Object.assign(client, { release: () => undefined }), end: async () => undefined, options: { connectionString: url } };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the schema is being built
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
   try {
-    await client.query('begin');
-    // Migrations seed some rows (the default alert rules): the backup's own rows replace them.
-    if (manifest.tables.length > 0) await client.query(`truncate table ${manifest.tables.map(quote).join(', ')}`);
-    for (const table of manifest.tables) {
-      const rows = rowsOf(table);
-      if (!rows || rows.length === 0) continue;
-      await pipeline(
-        async function* () {
-          yield rows;
-        },
-        client.query(copyFrom(`copy ${quote(table)} from stdin`)),
-      );
-    }
-    // Identity columns continue after the restored ids.
-    await client.query(`do $$ declare r record; begin
-      for r in select c.relname as t, a.attname as col from pg_attribute a join pg_class c on c.oid = a.attrelid
-               join pg_namespace n on n.oid = c.relnamespace
-               where n.nspname = 'public' and c.relkind = 'r' and a.attidentity <> '' and not a.attisdropped loop
-        execute format('select setval(pg_get_serial_sequence(%L, %L), coalesce((select max(%I) from %I), 0) + 1, false)', r.t, r.col, r.col, r.t);
-      end loop; end $$`);
-    await client.query('commit');
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
+    await db.transaction().execute(async (trx) => {
+      if (replace) {
+        await sql`drop schema public cascade`.execute(trx);
+        await sql`create schema public`.execute(trx);
+      }
+      await migrateTo({ db: trx, dialect: 'postgres' }, manifest.migration);
+      // Migrations seed some rows (the default alert rules): the backup's own rows replace them.
+      if (manifest.tables.length > 0) await client.query(`truncate table ${manifest.tables.map(quote).join(', ')}`);
+      for (const table of manifest.tables) {
+        const rows = rowsOf(table);
+        if (rows) await pipeline(rows, client.query(copyFrom(`copy ${quote(table)} from stdin`)));
+      }
+      // Identity columns continue after the restored ids.
+      await client.query(`do $$ declare r record; begin
+        for r in select c.relname as t, a.attname as col from pg_attribute a join pg_class c on c.oid = a.attrelid
+                 join pg_namespace n on n.oid = c.relnamespace
+                 where n.nspname = 'public' and c.relkind = 'r' and a.attidentity <> '' and not a.attisdropped loop
+          execute format('select setval(pg_get_serial_sequence(%L, %L), coalesce((select max(%I) from %I), 0) + 1, false)', r.t, r.col, r.col, r.t);
+        end loop; end $$`);
+    });
   } finally {
+    await db.destroy();
     await client.end();
   }
 }
