@@ -3,7 +3,7 @@
 // codes, and turning TOTP off again. Codes come from the secret the API returned, on a FakeClock that
 // moves 30 s whenever a fresh code (a new time step) is needed.
 import { generate } from 'otplib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { bearer, login, seedUser } from './helpers/identity.js';
@@ -92,9 +92,11 @@ describe('enrolment', () => {
     expect(await login(t.app, USER, PASSWORD)).toBeTypeOf('string');
   });
 
-  it('refuses a wrong confirmation code and leaves TOTP off', async () => {
+  it('refuses a wrong confirmation code and leaves TOTP off, audited as a failure (not "enabled")', async () => {
     expect401(await post('/auth/2fa/confirm', { code: await wrongCode() }, token));
     expect((await me(token)).json()).toMatchObject({ totp_enabled: false });
+    const confirms = () => t.db.db.selectFrom('audit_log').select(['action', 'status_code']).where('path', '=', '/api/v1/auth/2fa/confirm').execute();
+    await vi.waitFor(async () => expect(await confirms()).toEqual([{ action: 'auth.2fa_enable_failed', status_code: 401 }]));
   });
 
   it('turns TOTP on with a right code, and refuses a second setup', async () => {

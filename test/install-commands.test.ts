@@ -58,8 +58,8 @@ describe('install commands', () => {
   it('need backend_url: 409, and no key is made', async () => {
     const id = await preRegister('before-url');
     const res = await call('POST', '/install-commands', { agent_id: id });
-    expectError(res, 409, 'CONFLICT');
-    expect(res.json()).toMatchObject({ error: expect.stringContaining('backend_url') });
+    expectError(res, 409, 'BACKEND_URL_UNSET');
+    expect(res.json()).toMatchObject({ error: expect.stringMatching(/^Set this server's address for devices first \(Settings, Backend URL/) });
     const keys = (await call('GET', '/apikeys')).json() as unknown[];
     expect(keys).toEqual([]);
     const set = await call('PUT', '/settings', { backend_url: `${s.url}/` });

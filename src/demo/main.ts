@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-demo-'));
   const password = randomBytes(12).toString('base64url');
   const base = `http://127.0.0.1:${port}`;
-  const serverEnv: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(dataDir, 'server'), PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn' };
+  // A demo on one machine tries webhooks with a receiver on that machine: loopback targets are allowed
+  // unless the caller says otherwise (a real install refuses them, see WEBHOOK_ALLOW_LOOPBACK).
+  const serverEnv: NodeJS.ProcessEnv = { WEBHOOK_ALLOW_LOOPBACK: 'true', ...process.env, DATA_DIR: path.join(dataDir, 'server'), PORT: String(port), HOST: '127.0.0.1', ADMIN_PASSWORD: password, LOG_LEVEL: 'warn' };
   for (const key of ['DATABASE_URL', 'JWT_SECRET', 'ENCRYPTION_KEY']) delete serverEnv[key]; // the embedded database, fresh secrets
   const server = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY], { env: serverEnv, stdio: ['ignore', 'inherit', 'inherit'] });
   let fleet: Fleet | undefined;

@@ -45,6 +45,28 @@ class Wander {
   }
 }
 
+/** A small stable number from a text (FNV-1a), so one host name always gets the same addresses. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash;
+}
+
+/**
+ * The interface's IPv4 addresses for this host: the profile's, moved into a /24 of the host's own
+ * (10.x.y.host). Every simulated firewall reported the profile's WAN address, so the fleet's IP column
+ * and the search by IP showed one address for all of them (issue 57).
+ */
+function ownAddresses(addresses: unknown, hostname: string, index: number): unknown {
+  if (!Array.isArray(addresses)) return addresses;
+  return addresses.map((entry: unknown, n) => {
+    const match = typeof entry === 'string' ? /^(\d+)\.\d+\.\d+\.(\d+)(\/\d+)?$/.exec(entry) : null;
+    if (!match) return entry;
+    const hash = hashOf(`${hostname}#${index}#${n}`);
+    return `${match[1]}.${(hash >>> 8) & 0xff}.${hash & 0xff}.${match[2]}${match[3] ?? ''}`;
+  });
+}
+
 /** Share of the peak traffic rate at this hour: low at night, high in office hours. */
 function dailyLoad(at: Date): number {
   const hour = at.getHours() + at.getMinutes() / 60;
@@ -61,6 +83,8 @@ export class SimulatedSystem {
   /** Bytes per second at peak, per interface, and the counters as they are now. */
   private readonly traffic: Array<{ rxRate: number; txRate: number; rx: number; tx: number }>;
   private readonly diskUsed: number[];
+  /** Per interface, this host's own IPv4 addresses. */
+  private readonly ipv4: unknown[];
   private readonly bootedAt: number;
   private last: number;
 
@@ -85,6 +109,7 @@ export class SimulatedSystem {
       rx: Number(i.rx_bytes ?? 0) * random(),
       tx: Number(i.tx_bytes ?? 0) * random(),
     }));
+    this.ipv4 = list((this.template.network as Json | undefined)?.interfaces).map((nic, i) => ownAddresses(nic.ipv4, hostname, i));
     this.diskUsed = list(this.template.disks).map((d) => Number(d.total_bytes ?? 0) * (0.1 + random() * 0.6));
     this.bootedAt = now - Math.floor(random() * 90 * 86_400_000);
     this.last = now;
@@ -145,11 +170,12 @@ export class SimulatedSystem {
 
   private nic(nic: Item, i: number, seconds: number, at: Date): Item {
     const t = this.traffic[i];
-    if (!t || nic.status === 'down') return nic;
+    const own = { ...nic, ipv4: this.ipv4[i] ?? nic.ipv4 };
+    if (!t || nic.status === 'down') return own;
     const load = dailyLoad(at) * (0.7 + this.random() * 0.6);
     t.rx += Math.round(t.rxRate * load * seconds);
     t.tx += Math.round(t.txRate * load * seconds);
-    return { ...nic, rx_bytes: Math.round(t.rx), tx_bytes: Math.round(t.tx) };
+    return { ...own, rx_bytes: Math.round(t.rx), tx_bytes: Math.round(t.tx) };
   }
 
   private gateway(gateway: Item, i: number): Item {

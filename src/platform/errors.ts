@@ -14,6 +14,8 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   AGENT_NOT_CONNECTED: 409,
+  /** Install commands need the server's address for devices (the backend_url setting). */
+  BACKEND_URL_UNSET: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UPGRADE_REQUIRED: 426,

@@ -155,7 +155,8 @@ function Header({ username, path }: { username: string; path: string }) {
   const nav = NAV.filter((n) => allows(access, ROUTES.find((r) => match(r.pattern, n.to))?.need));
   // Agent pages name the agent and its tab themselves (agent-page.tsx); every other page its section.
   const current = NAV.find((n) => (n.to === '/' ? path === '/' : path.startsWith(n.to)));
-  const label = current?.label;
+  // Pages outside the navigation name themselves here ("RMM" alone said nothing in a row of tabs).
+  const label = current?.label ?? (path === '/account' ? 'My account' : undefined);
   const agentPage = /^\/agents\/[^/]+/.test(path);
   useEffect(() => {
     if (!agentPage) document.title = pageTitle(label);

@@ -122,6 +122,22 @@ export const alertRoutes: FastifyPluginAsyncZod<{ alerts: AlertService }> = asyn
   );
 
   app.post(
+    '/alerts/acknowledge',
+    {
+      config: { access: 'write', audit: 'alert.acknowledge' },
+      schema: {
+        summary: 'Acknowledge several firing alerts at once',
+        description:
+          'Each as POST /alerts/{id}/acknowledge, with the same comment. Alerts that are not firing, unknown, or outside the caller\'s customers are listed in `skipped` with the reason (404 and 409 of the single call); the others are acknowledged. At most 500 ids.',
+        tags,
+        body: z.object({ ids: z.array(z.number().int().positive()).min(1).max(500), comment: withoutNul(z.string().trim().max(1000)).optional() }).strict(),
+        response: { 200: z.object({ acknowledged: z.array(z.number().int()), skipped: z.array(z.object({ id: z.number().int(), reason: z.string() })) }) },
+      },
+    },
+    async (request) => alerts.acknowledgeMany(callerOf(request), request.body.ids, request.body.comment || null),
+  );
+
+  app.post(
     '/alerts/:id/acknowledge',
     {
       config: { access: 'write', audit: 'alert.acknowledge' },

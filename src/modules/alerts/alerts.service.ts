@@ -48,6 +48,25 @@ export class AlertService {
     return this.get(caller, id);
   }
 
+  /**
+   * Acknowledges several firing alerts at once (31 open alerts were 31 clicks). Each is handled as the
+   * single acknowledgement is; an alert out of scope, unknown, or no longer firing is reported, not fatal.
+   */
+  async acknowledgeMany(caller: Caller, ids: readonly number[], comment: string | null): Promise<{ acknowledged: number[]; skipped: Array<{ id: number; reason: string }> }> {
+    const acknowledged: number[] = [];
+    const skipped: Array<{ id: number; reason: string }> = [];
+    for (const id of new Set(ids)) {
+      try {
+        await this.acknowledge(caller, id, comment);
+        acknowledged.push(id);
+      } catch (err) {
+        if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'CONFLICT')) throw err;
+        skipped.push({ id, reason: err.message });
+      }
+    }
+    return { acknowledged, skipped };
+  }
+
   async resolve(caller: Caller, id: number, comment: string | null): Promise<repo.AlertView> {
     const alert = await this.get(caller, id);
     if (alert.state === 'resolved') throw new AppError('CONFLICT', 'The alert is already resolved');

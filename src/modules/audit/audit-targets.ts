@@ -85,6 +85,7 @@ export function targetOf(route: RouteFacts, prefix: string): AuditTarget | null 
   const path = route.url.slice(prefix.length);
   const fixed = FIXED_LABELS[path];
   if (fixed) return { label: fixed };
+  if (path === '/alerts/acknowledge') return manyAlerts(route);
   const [, segment = '', second] = path.split('/');
   const kind = (KIND_BY_SEGMENT as Record<string, TargetKind | undefined>)[segment];
   if (!kind) return null;
@@ -95,6 +96,17 @@ export function targetOf(route: RouteFacts, prefix: string): AuditTarget | null 
     return id === null ? null : { kind, id };
   }
   return null;
+}
+
+/** POST /alerts/acknowledge: the alerts it acknowledged, read from its answer (`acknowledged: [ids]`). */
+function manyAlerts({ statusCode, payload }: RouteFacts): AuditTarget | null {
+  if (statusCode !== 200 || typeof payload !== 'string' || payload.length > 65_536) return null;
+  try {
+    const ids = (JSON.parse(payload) as { acknowledged?: unknown }).acknowledged;
+    return Array.isArray(ids) && ids.length > 0 ? { label: bounded(`alerts ${ids.map(String).join(', ')}`) } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The `id` of the object a POST created, read from its answer (nothing else of it is kept). */

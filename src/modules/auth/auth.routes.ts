@@ -6,6 +6,7 @@ import { callerOf } from '../../http/auth.js';
 import { noteAudit } from '../../http/audit-recorder.js';
 import { okSchema, toTimestamp } from '../../http/common-schemas.js';
 import { AppError } from '../../platform/errors.js';
+import { actorOf } from './caller.js';
 import { toUserDto } from '../users/users.schemas.js';
 import type { AuthService, ClientInfo, LoginResult } from './auth.service.js';
 import * as s from './auth.schemas.js';
@@ -122,7 +123,10 @@ export const authRoutes: FastifyPluginAsyncZod<{ auth: AuthService }> = async (a
       },
     },
     async (request) => {
+      // A wrong code enables nothing: its entry must not read "enabled" (the status alone said 401).
+      noteAudit(request, { ...actorOf(callerOf(request)), action: 'auth.2fa_enable_failed' });
       await auth.confirmTwoFactor(userIdOf(request), request.body.code);
+      noteAudit(request, { ...actorOf(callerOf(request)), action: 'auth.2fa_enabled' });
       return { totp_enabled: true as const };
     },
   );

@@ -95,7 +95,7 @@ export class InstallService {
 
   private async serverUrl(): Promise<string> {
     const { backend_url: url } = await this.deps.settings.agentUrls();
-    if (!url) throw new AppError('CONFLICT', 'Set backend_url in the settings first: install commands need the address devices reach this server at');
+    if (!url) throw new AppError('BACKEND_URL_UNSET', "Set this server's address for devices first (Settings, Backend URL; the setting backend_url): install commands need the address devices reach this server at");
     return url.replace(/\/+$/, '');
   }
 

@@ -163,7 +163,9 @@ function stripZone(address: string): string {
 
 function refused(hostname: string, address: string, reason: Refusal): AppError {
   const target = hostname === address ? address : `${hostname} (${address})`;
-  return invalid(`webhook_url points to a ${reason} address: ${target}`);
+  // A receiver on the server itself is a legitimate choice on a test or demo install: say how.
+  const hint = reason === 'loopback' ? ' (receivers on this server are allowed with WEBHOOK_ALLOW_LOOPBACK=true)' : '';
+  return invalid(`webhook_url points to a ${reason} address: ${target}${hint}`);
 }
 
 function invalid(message: string): AppError {

@@ -4,7 +4,7 @@ import type { ComponentType } from 'react';
 import { allows, useAccess, type Need } from '../auth/access';
 import { AgentAlerts } from '../alerts/agent-alerts';
 import { api } from '../api/client';
-import { PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
+import { hostnameText, PLATFORM_LABELS, type AgentDetail, type Platform } from '../api/types';
 import { UpdaterReportNote } from '../firmware/updater-report';
 import { Link } from '../router';
 import { usePageTitle } from '../ui/page-title';
@@ -69,7 +69,7 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
         <UpdaterReportNote report={a.updater} />
       </div>
       <p className="muted agent-facts">
-        <span>{a.hostname}</span>
+        <span>{hostnameText(a.hostname)}</span>
         <span>{a.platform ? PLATFORM_LABELS[a.platform] : 'platform unknown'}</span>
         <span>agent {a.agent_version ?? '–'}</span>
         <span>

@@ -2,7 +2,7 @@
 // table shows: each column's text is the cell's text (a badge adds its word), except the last
 // heartbeat, which the table shows relative ("3 min ago") and the file as its exact time.
 import type { ReactNode } from 'react';
-import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
+import { hostnameText, PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
 import { Link } from '../router';
 import { formatDuration } from '../ui/format';
 import { RelativeTime, StatusBadge } from '../ui/widgets';
@@ -35,7 +35,7 @@ const DISK_WARN = 90;
 
 export const AGENT_COLUMNS: readonly AgentColumn[] = [
   { id: 'name', label: 'Name', sort: 'name', text: (a) => a.name, cell: (a) => <Link to={`/agents/${a.id}`}>{a.name}</Link> },
-  { id: 'hostname', label: 'Hostname', sort: 'hostname', wide: true, text: (a) => a.hostname },
+  { id: 'hostname', label: 'Hostname', sort: 'hostname', wide: true, text: (a) => hostnameText(a.hostname) },
   { id: 'customer', label: 'Customer', sort: 'customer', wide: true, text: customerName },
   { id: 'platform', label: 'Platform', sort: 'platform', wide: true, medium: true, text: (a) => (a.platform ? PLATFORM_LABELS[a.platform] : NONE) },
   { id: 'status', label: 'Status', sort: 'status', text: (a) => a.status, cell: (a) => <StatusBadge status={a.status} /> },

@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, STATUSES, type Agent, type AgentTag, type Customer, type Platform } from '../api/types';
 import { setQuery, useQuery } from '../router';
-import { ErrorBanner, Loading, LoadMore } from '../ui/widgets';
+import { Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
 import { useResource } from '../use-resource';
 import { AgentTable, sortColumn } from './agent-table';
@@ -102,7 +102,12 @@ export function AgentsPage() {
       <ErrorBanner error={agents.error ?? customers.error ?? tags.error} />
       {canWrite && <SelectionBar selection={selection} filters={filters} shown={agents.items?.length ?? 0} hasMore={agents.hasMore} />}
       {agents.items ? (
-        <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} selection={canWrite ? selection : undefined} />
+        // "No agents match." said a filter hid them when there was none (issue 57, item 21).
+        agents.items.length === 0 && !Object.values(filters).some(Boolean) ? (
+          <Empty>No agents yet. They appear here when they register: install one with the install commands on a customer&apos;s page, or pre-register one below.</Empty>
+        ) : (
+          <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} selection={canWrite ? selection : undefined} />
+        )
       ) : (
         !agents.error && <Loading />
       )}

@@ -2,6 +2,7 @@
 // when, who acknowledged or resolved it with what comment, whether it was suppressed by a maintenance
 // window or could not be delivered, and the actions its state allows. A card reads well on a phone and
 // at a desk, where open alerts are few and each deserves its full text.
+import { Fragment } from 'react';
 import type { Customer } from '../api/types';
 import { Link } from '../router';
 import { formatDateTime } from '../ui/format';
@@ -33,12 +34,22 @@ export function customerName(customers: ReadonlyMap<number, Customer>, id: numbe
   return c ? `${c.number} ${c.name}` : `customer ${id}`;
 }
 
+/** A host name that may wrap only after its dots, hyphens and underscores, never inside a word. */
+function breakable(name: string) {
+  return name.split(/(?<=[.\-_])/).map((part, i) => (
+    <Fragment key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
+}
+
 export function AgentLink({ alert }: { alert: Alert }) {
   const name = alert.agent_name ?? alert.agent_id.slice(0, 12);
   return (
     <>
-      <Link to={`/agents/${encodeURIComponent(alert.agent_id)}`}>{name}</Link>
-      {alert.hostname && alert.hostname !== name && <span className="muted agent-host">{alert.hostname}</span>}
+      <Link to={`/agents/${encodeURIComponent(alert.agent_id)}`}>{breakable(name)}</Link>
+      {alert.hostname && alert.hostname !== name && <span className="muted agent-host">{breakable(alert.hostname)}</span>}
     </>
   );
 }
@@ -59,7 +70,7 @@ export function AlertCard({ alert, customers, onChanged }: { alert: Alert; custo
           <dt>Customer</dt>
           <dd>{customerName(customers, alert.customer_id)}</dd>
         </div>
-        <div>
+        <div className="alert-agent-fact">
           <dt>Agent</dt>
           <dd>
             <AgentLink alert={alert} />

@@ -3,6 +3,7 @@
 // /alerts/rules, /alerts/channels, /alerts/maintenance) so a link or a reload lands on the same tab.
 import type { ComponentType } from 'react';
 import { Link } from '../router';
+import { usePageTitle } from '../ui/page-title';
 import { ErrorBanner } from '../ui/widgets';
 import { AlertHistory } from './alert-history';
 import { ChannelsTab } from './channels-tab';
@@ -30,6 +31,8 @@ export function AlertsPage({ tab }: { tab: string }) {
   const directory = useDirectory();
   const current = TABS.find((t) => t.id === tab) ?? TABS[0]!;
   const Current = current.component;
+  // Each tab names itself in the browser's tab ("Rules · Alerts · RMM"), as the Scripts tabs do.
+  usePageTitle(current.id === 'open' ? 'Open alerts' : current.label, 'Alerts');
   return (
     <section className="alerts-page">
       <h1>Alerts</h1>

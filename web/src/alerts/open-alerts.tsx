@@ -1,10 +1,11 @@
 // The open alerts (firing first, then acknowledged; newest first within each), refreshed every 15 s and
 // whenever this console acknowledged or resolved one. With ?agent_id= only that agent's (the agent page
-// links here so).
+// links here so). "Acknowledge all N firing" acknowledges those shown in one request.
 import { useMemo } from 'react';
 import { Link, useQuery } from '../router';
 import { Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
+import { AcknowledgeAll } from './acknowledge-all';
 import { AlertCard } from './alert-card';
 import { refreshAlertSummary, useAlertRefresh } from './alert-summary';
 import type { Alert } from './alert-types';
@@ -46,6 +47,7 @@ export function OpenAlerts({ directory }: { directory: Directory }) {
         )}
         <span className="muted">Refreshed every 15 s</span>
       </div>
+      {list.items && <AcknowledgeAll ids={alerts.filter((a) => a.state === 'firing').map((a) => a.id)} onChanged={changed} />}
       <ErrorBanner error={list.error} />
       {!list.items ? (
         !list.error && <Loading />

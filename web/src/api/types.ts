@@ -65,5 +65,13 @@ export interface Customer {
   created_at: string;
 }
 
+/** The API's hostname of a pre-registered agent until it registers (the spec's German placeholder). */
+export const PENDING_HOSTNAME = '(ausstehend)';
+
+/** A hostname as the English console shows it: a pre-registered agent's placeholder reads "pending". */
+export function hostnameText(hostname: string): string {
+  return hostname === PENDING_HOSTNAME ? 'pending' : hostname;
+}
+
 export const PLATFORM_LABELS: Record<Platform, string> = { freebsd: 'Firewall', linux: 'Hypervisor', windows: 'Windows' };
 export const STATUSES: readonly AgentStatus[] = ['online', 'stale', 'offline', 'unknown'];

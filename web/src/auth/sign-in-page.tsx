@@ -85,7 +85,8 @@ export function SignInPage({ notice }: { notice: string | null }) {
     <main className="sign-in">
       <form onSubmit={(e) => void submit(e)} className="card sign-in-card" aria-label="Sign in">
         <h1>RMM console</h1>
-        {notice && !error && <div className="banner banner-info" role="status">{notice}</div>}
+        {/* The notice ("You have signed out.") belongs to the first step; the second asks for a code. */}
+        {notice && !error && pending === null && <div className="banner banner-info" role="status">{notice}</div>}
         {error && <div className="banner banner-error" role="alert">{error}</div>}
         {pending === null ? (
           <>

@@ -85,7 +85,7 @@ export function BulkParams({ action, draft, onChange, scripts }: Props) {
             {timeout}
           </div>
           {script && <ParameterValues script={script} values={draft.values} onChange={(values) => set({ values })} />}
-          {script && <p className="muted">Agents on a platform the script does not run on end as failed.</p>}
+          {script && <p className="muted">Agents on a platform the script does not run on are left out; the form names them before it starts.</p>}
         </>
       );
     case 'update':

@@ -3,7 +3,7 @@
 // software updates. Deleting it deletes its keys and unassigns its agents.
 import { useState } from 'react';
 import { api } from '../api/client';
-import { PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
+import { hostnameText, PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
 import { Allowed } from '../auth/access';
 import { BulkActionForm } from '../bulk/bulk-action-form';
 import { ApiKeysPanel } from '../keys/api-keys-panel';
@@ -176,7 +176,7 @@ function CustomerAgents({ customerId }: { customerId: number }) {
                   <td>
                     <Link to={`/agents/${encodeURIComponent(a.id)}`}>{a.name}</Link>
                   </td>
-                  <td>{a.hostname}</td>
+                  <td>{hostnameText(a.hostname)}</td>
                   <td>{a.platform ? PLATFORM_LABELS[a.platform] : <span className="muted">–</span>}</td>
                   <td>
                     <StatusBadge status={a.status} />

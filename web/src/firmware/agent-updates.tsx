@@ -1,30 +1,31 @@
 // Which agents are asked to update: the flag per agent (set, withdraw) and for all at once, and what each
 // one's updater last reported. The updater on the device clears the flag after updating, so the list
-// refreshes on its own.
+// refreshes on its own. A page of 100 at a time, by name, with "Load more"; an agent that has never
+// sent a heartbeat has no updater to act on a request and offers none.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
 import { useActionError } from '../ui/use-action-error';
-import { byNaturalName } from '../ui/natural-order';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '../ui/widgets';
-import { useResource } from '../use-resource';
+import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, LoadMore, StatusBadge } from '../ui/widgets';
+import { usePagedList } from '../use-paged-list';
 import type { Firmware } from './firmware-types';
 import { UpdaterReportBadge } from './updater-report';
 import { Allowed } from '../auth/access';
 
 const REFRESH_MS = 30_000;
+const PAGE = 100;
 
 export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
   const platformParam = useQuery().get('platform');
   const platform = (Object.keys(PLATFORM_LABELS) as Platform[]).find((p) => p === platformParam);
-  const agents = useResource((signal) => api<Agent[]>('/agents', { signal, query: { platform } }), [platform], { refreshMs: REFRESH_MS });
+  const agents = usePagedList<Agent>('/agents', { platform, sort: 'name' }, { pageSize: PAGE, refreshMs: REFRESH_MS });
   const { error, guard } = useActionError();
   const [busyId, setBusyId] = useState<string>();
   const [flagged, setFlagged] = useState<number>();
   // The server's answer shows at once, until the reload it triggers brings a newer list.
   const [answered, setAnswered] = useState<{ list: Agent[] | undefined; flags: Record<string, boolean> }>({ list: undefined, flags: {} });
-  const requested = (agent: Agent) => (answered.list === agents.data ? answered.flags[agent.id] : undefined) ?? agent.update_requested;
+  const requested = (agent: Agent) => (answered.list === agents.items ? answered.flags[agent.id] : undefined) ?? agent.update_requested;
   // The list arrives highest version first per platform.
   const latest = (p: Platform | null) => firmware.find((f) => f.platform === p)?.version;
 
@@ -33,7 +34,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
       setBusyId(agent.id);
       try {
         const answer = await api<{ update_requested: boolean }>(`/agents/${encodeURIComponent(agent.id)}/request-update`, { method: wanted ? 'POST' : 'DELETE' });
-        setAnswered((prev) => ({ list: agents.data, flags: { ...(prev.list === agents.data ? prev.flags : {}), [agent.id]: answer.update_requested } }));
+        setAnswered((prev) => ({ list: agents.items, flags: { ...(prev.list === agents.items ? prev.flags : {}), [agent.id]: answer.update_requested } }));
         agents.reload();
       } finally {
         setBusyId(undefined);
@@ -81,9 +82,9 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
         </div>
       )}
       <ErrorBanner error={agents.error ?? error} />
-      {!agents.data ? (
+      {!agents.items ? (
         !agents.error && <Loading />
-      ) : agents.data.length === 0 ? (
+      ) : agents.items.length === 0 ? (
         <Empty>{platform ? `No ${PLATFORM_LABELS[platform]} agents.` : 'No agents yet.'}</Empty>
       ) : (
         <div className="table-wrap">
@@ -101,9 +102,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
               </tr>
             </thead>
             <tbody>
-              {[...agents.data]
-                .sort(byNaturalName)
-                .map((agent) => (
+              {agents.items.map((agent) => (
                   <tr key={agent.id} data-testid="firmware-agent-row">
                     <td>
                       <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
@@ -120,7 +119,9 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                     </td>
                     <td>
                       <Allowed need="write">
-                        {requested(agent) ? (
+                        {agent.last_heartbeat === null && !requested(agent) ? (
+                          <span className="muted">never connected</span>
+                        ) : requested(agent) ? (
                           <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
                             Withdraw
                           </button>
@@ -137,6 +138,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
           </table>
         </div>
       )}
+      <LoadMore list={agents} />
     </section>
   );
 }

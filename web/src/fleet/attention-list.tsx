@@ -1,6 +1,7 @@
 // The fleet page's "Needs attention": a count per severity, then the agents ranked by their most severe
 // reason (offline, stale, certificates, disks), each reason in its group's colour; agents whose only
 // reason is updates available collapse into one line that opens to the list.
+import { hostnameText } from '../api/types';
 import { Link } from '../router';
 import { Empty, RelativeTime, StatusBadge } from '../ui/widgets';
 import type { AttentionItem } from './fleet-data';
@@ -54,7 +55,7 @@ function AttentionTable({ items, testId }: { items: AttentionItem[]; testId: str
                 <Link to={`/agents/${agent.id}`} className="name">
                   {agent.name}
                 </Link>
-                <div className="muted name">{agent.hostname}</div>
+                <div className="muted name">{hostnameText(agent.hostname)}</div>
               </td>
               <td>
                 <StatusBadge status={agent.status} />

@@ -3,7 +3,9 @@
 // agent (the installed agent adopts it) or a customer (devices register under their hostnames). The
 // commands hold the key: they are shown once, like a new key.
 import { useState } from 'react';
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
+import { useAccess } from '../auth/access';
+import { Link } from '../router';
 import type { CreatedApiKey } from '../keys/key-types';
 import { ErrorBanner } from '../ui/widgets';
 import { useSubmit } from '../ui/use-submit';
@@ -76,7 +78,7 @@ export function InstallPanel({
           ? 'The commands carry a new key that stops working after its days or installs; the agents it installs keep their customer’s installer key.'
           : 'The commands carry a new agent key that never expires; delete it under API keys to stop it.'}
       </p>
-      <ErrorBanner error={error} />
+      {error instanceof ApiError && error.code === 'BACKEND_URL_UNSET' ? <NeedsServerAddress /> : <ErrorBanner error={error} />}
       {made && (
         <div className="install-commands" data-testid="install-commands">
           <p className="muted">
@@ -105,5 +107,23 @@ export function InstallPanel({
         </div>
       )}
     </section>
+  );
+}
+
+/** A fresh server does not know the address devices reach it at: say where to set it, in the console's words. */
+function NeedsServerAddress() {
+  // The Settings page is for administrators of every customer (its route's need is full-admin).
+  const mayChangeSettings = useAccess().fullAdmin;
+  return (
+    <div className="banner banner-warn" role="alert">
+      Install commands need this server&apos;s address as devices reach it (for example https://rmm.example.com).{' '}
+      {mayChangeSettings ? (
+        <>
+          Set it under <Link to="/settings">Settings → Backend URL</Link> first.
+        </>
+      ) : (
+        'Ask an administrator to set it under Settings → Backend URL.'
+      )}
+    </div>
   );
 }

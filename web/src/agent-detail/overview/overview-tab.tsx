@@ -2,6 +2,7 @@
 // platform reports first, then the platform's own (firewall VPN and certificates, hypervisor guests,
 // Windows software). The data is the agent's, untrusted: panels read it through safe-data and React
 // renders every string as text. A pre-registered agent shows its install commands.
+import { PENDING_HOSTNAME } from '../../api/types';
 import { Allowed } from '../../auth/access';
 import { InstallPanel } from '../../install/install-panel';
 import { Empty } from '../../ui/widgets';
@@ -12,9 +13,6 @@ import { FirewallPanels } from './firewall-panels';
 import { HypervisorPanels } from './hypervisor-panels';
 import { WindowsPanels } from './windows-panels';
 import './overview.css';
-
-/** The hostname of a pre-registered agent until it registers (contract §2). */
-const PENDING_HOSTNAME = '(ausstehend)';
 
 export function OverviewTab({ agent, reload }: TabProps) {
   const system = agent.system;
