@@ -8,7 +8,7 @@
 // database, whose restore fails and rolls back: the same. Onto an empty place nothing is left behind.
 // The users still sign in; an intact backup restored with --force still replaces the data.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -163,6 +163,22 @@ describe('a damaged backup changes nothing', { timeout: PROCESS_TEST_TIMEOUT_MS 
     const restored = await cli(['restore', old], target.env);
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stderr).toMatch(/predates per-part checksums/);
+  });
+
+  it('a restore killed between its two renames of the embedded database: the next one puts the old database back', async () => {
+    if (postgres) return; // PostgreSQL restores in one transaction, no directories are swapped
+    const before = await fingerprint(source);
+    const dataDir = source.env.DATA_DIR!;
+    // What the killed restore left: its staging directory holding the database it had moved aside.
+    await mkdir(path.join(dataDir, '.restore-killed'));
+    await rename(path.join(dataDir, 'pglite'), path.join(dataDir, '.restore-killed', 'pglite.replaced'));
+    const file = path.join(work, 'damaged-after-kill.zip');
+    await rewrite(backupFile(), file, { stored: true });
+    await overwriteInside(file, databaseEntry);
+    const result = await cli(['restore', file, '--force', '--passphrase-stdin'], source.env, `${PASSPHRASE}\n`);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the previous database is back in');
+    expect(await fingerprint(source)).toEqual(before);
   });
 
   it('after all that, everyone still signs in on the server whose place was the target', async () => {

@@ -44,8 +44,7 @@ export async function restore(config: Config, file: string, options: { force: bo
   const lock = await acquireDataDirLock(config.dataDir);
   let staging = '';
   try {
-    // Left by a restore that was killed: only a restore holding the lock makes one.
-    for (const name of await readdir(config.dataDir)) if (name.startsWith('.restore-')) await rm(path.join(config.dataDir, name), { recursive: true, force: true });
+    await clearKilledRestores(config.dataDir, warn);
     // In DATA_DIR, so that its files reach their places by rename, on the same file system.
     staging = await mkdtemp(path.join(config.dataDir, '.restore-'));
     if (manifest.version === 1) warn("warning: this backup predates per-part checksums (SHA-256); each part was checked against the ZIP's CRC-32 only");
@@ -200,3 +199,21 @@ async function restorePglite(config: Config, staging: string): Promise<void> {
   }
 }
 
+/**
+ * Removes what a killed restore left (only a restore holding the lock makes `.restore-*`). One killed
+ * between its two renames left no `pglite` and the old database in its `pglite.replaced`: that is put
+ * back first, never deleted.
+ */
+async function clearKilledRestores(dataDir: string, warn: (line: string) => void): Promise<void> {
+  const live = path.join(dataDir, 'pglite');
+  for (const name of await readdir(dataDir)) {
+    if (!name.startsWith('.restore-')) continue;
+    const replaced = path.join(dataDir, name, 'pglite.replaced');
+    const missing = !(await stat(live).then(() => true, () => false));
+    if (missing && (await stat(replaced).then(() => true, () => false))) {
+      await rename(replaced, live);
+      warn(`warning: a restore was stopped while it swapped the embedded database; the previous database is back in ${live}`);
+    }
+    await rm(path.join(dataDir, name), { recursive: true, force: true });
+  }
+}
