@@ -7,6 +7,7 @@ import { setQuery } from '../router';
 import { Empty } from '../ui/widgets';
 import { AGENT_COLUMNS, type SortKey } from './agent-columns';
 import type { AgentSelection } from './agent-selection';
+import { TableFrame } from '../ui/table-frame';
 
 /** The column a URL's `sort` names; name for anything else. */
 export function sortColumn(value: string | null): SortKey {
@@ -31,7 +32,7 @@ export function AgentTable({
   const toggle = (column: SortKey) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
   const classOf = (c: (typeof AGENT_COLUMNS)[number]) => [c.wide ? 'col-wide' : '', c.medium ? 'col-medium' : '', c.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className="table-wrap">
+    <TableFrame label="Agents">
       <table data-testid="agents-table" className="agents-table">
         <thead>
           <tr>
@@ -76,6 +77,6 @@ export function AgentTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }

@@ -7,11 +7,12 @@ import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
 import { useActionError } from '../ui/use-action-error';
 import { byNaturalName } from '../ui/natural-order';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading, StatusBadge } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import type { Firmware } from './firmware-types';
 import { UpdaterReportBadge } from './updater-report';
 import { Allowed } from '../auth/access';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 30_000;
 
@@ -86,8 +87,8 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
       ) : agents.data.length === 0 ? (
         <Empty>{platform ? `No ${PLATFORM_LABELS[platform]} agents.` : 'No agents yet.'}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="firmware-agents-table">
+        <TableFrame label="Agent updates">
+          <table data-testid="firmware-agents-table" className="stack">
             <thead>
               <tr>
                 <th>Agent</th>
@@ -97,7 +98,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                 <th>Latest firmware</th>
                 <th>Update requested</th>
                 <th>Updater</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -108,14 +109,14 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                     <td>
                       <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <StatusBadge status={agent.status} />
                     </td>
-                    <td>{agent.platform ? PLATFORM_LABELS[agent.platform] : <span className="muted">not yet known</span>}</td>
-                    <td className="mono">{agent.agent_version ?? '–'}</td>
-                    <td className="mono">{latest(agent.platform) ?? <span className="muted">none</span>}</td>
-                    <td>{requested(agent) ? <Badge tone="warn">yes</Badge> : <Badge tone="muted">no</Badge>}</td>
-                    <td>
+                    <td data-label="Platform">{agent.platform ? PLATFORM_LABELS[agent.platform] : <span className="muted">not yet known</span>}</td>
+                    <td data-label="Agent version" className="mono">{agent.agent_version ?? '–'}</td>
+                    <td data-label="Latest firmware" className="mono">{latest(agent.platform) ?? <span className="muted">none</span>}</td>
+                    <td data-label="Update requested">{requested(agent) ? <Badge tone="warn">yes</Badge> : <Badge tone="muted">no</Badge>}</td>
+                    <td data-label="Updater">
                       <UpdaterReportBadge report={agent.updater} />
                     </td>
                     <td>
@@ -135,7 +136,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                 ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </section>
   );
