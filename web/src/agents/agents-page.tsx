@@ -126,7 +126,7 @@ function SearchBox({ value }: { value: string }) {
   return (
     <label>
       Search
-      <input type="search" placeholder="Name or hostname" value={text} onChange={(e) => setText(e.target.value)} maxLength={255} />
+      <input type="search" placeholder="Name, hostname, IP or customer" value={text} onChange={(e) => setText(e.target.value)} maxLength={255} />
     </label>
   );
 }
