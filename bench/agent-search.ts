@@ -6,12 +6,11 @@
 //
 // Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL,
 // BENCH_SEARCH_AGENTS (10000), BENCH_SEARCH_RUNS (30 timed runs of each query after 5 untimed ones).
-import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import { listAgents } from '../src/modules/agents/agents.repo.js';
-import { backendsFrom, openBackend, percentiles, positiveNumber } from './lib/backends.js';
-import { medianRatio } from './lib/stats.js';
+import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
+import { timeInterleaved } from './lib/stats.js';
 import { runWhenMain, type BenchRow } from './lib/table.js';
 
 export const name = 'agent-search';
@@ -28,20 +27,6 @@ async function seed(db: Kysely<Database>, agents: number): Promise<void> {
            (select min(id) from customers) + n % ${CUSTOMERS}, '10.' || (n / 256) || '.' || (n % 256) || '.1', now()
     from generate_series(1, ${agents}) n`.execute(db);
   await sql`vacuum analyze`.execute(db);
-}
-
-async function timeInterleaved(runs: number, search: () => Promise<number>, plain: () => Promise<number>) {
-  const sides = [search, plain].map((query) => ({ query, found: 0, durations: [] as number[] }));
-  for (let i = 0; i < 5; i++) for (const side of sides) side.found = await side.query();
-  for (let i = 0; i < runs; i++) {
-    for (const side of sides) {
-      const started = performance.now();
-      await side.query();
-      side.durations.push(performance.now() - started);
-    }
-  }
-  const [s, p] = sides as [(typeof sides)[number], (typeof sides)[number]];
-  return { search: { ...percentiles(s.durations), found: s.found }, plain: percentiles(p.durations), ratio: medianRatio(s.durations, p.durations) };
 }
 
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
@@ -67,8 +52,8 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       await seed(db, agents);
       const page = (q?: string) => async () => (await listAgents(db, { scope: null, q, now: new Date() }, { sort: 'name', descending: false }, { limit: 100, after: null })).items.length;
       for (const [what, q] of searches) {
-        const { search, plain, ratio } = await timeInterleaved(runs, page(q), page());
-        log(`${backend}: q=${q} p50 ${search.p50.toFixed(1)} ms (${search.found} on the page), unfiltered p50 ${plain.p50.toFixed(1)} ms`);
+        const { a: search, b: plain, ratio } = await timeInterleaved(runs, page(q), page());
+        log(`${backend}: q=${q} p50 ${search.p50.toFixed(1)} ms (${search.result} on the page), unfiltered p50 ${plain.p50.toFixed(1)} ms`);
         rows.push({
           ...base,
           setting: `${agents} agents, q hits ${what} ("${q}")`,
@@ -77,7 +62,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
           ratio,
           p50Ms: search.p50,
           p99Ms: search.p99,
-          note: `${search.found} agents on the first page; ${runs} runs of each, alternating; ratio = median of the pairs' ratios`,
+          note: `${search.result} agents on the first page; ${runs} runs of each, alternating; ratio = median of the pairs' ratios`,
         });
       }
     } finally {
