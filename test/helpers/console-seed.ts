@@ -17,7 +17,7 @@ export interface SeededConsole {
 }
 
 /** A fixture heartbeat's system data, without the fields the reference agent sends itself. */
-function fixtureSystem(file: string): Record<string, unknown> {
+export function fixtureSystem(file: string): Record<string, unknown> {
   const { agent_id: _id, platform: _platform, ...system } = JSON.parse(fixtureText(file)) as Record<string, unknown>;
   return system;
 }
@@ -83,11 +83,17 @@ export async function seedConsole(server: LiveServer, password: string): Promise
   for (const [platform, agent] of [['firewall', firewall], ['hypervisor', hypervisor], ['windows', windows]] as const) {
     for (const tab of tabs[platform]!) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}` });
   }
-  pages.push(
+  pages.push(...sitePages({ customerId: customer.id, taskId: Number(task.id), historyId: Number(exec.history_id), bulkId: Number(bulk.id) }));
+  return { pages, agents: { firewall, hypervisor, windows }, token, close: () => targets.close() };
+}
+
+/** The console's pages besides the fleet, the lists of agents and alerts and the agent tabs, for the ids given. */
+export function sitePages(ids: { customerId: number; taskId: number; historyId: number; bulkId: number }): Array<{ name: string; path: string }> {
+  return [
     { name: 'customers', path: '/customers' },
-    { name: 'customer', path: `/customers/${customer.id}` },
+    { name: 'customer', path: `/customers/${ids.customerId}` },
     { name: 'tasks', path: '/tasks' },
-    { name: 'task', path: `/tasks/${String(task.id)}` },
+    { name: 'task', path: `/tasks/${ids.taskId}` },
     { name: 'firmware', path: '/firmware' },
     { name: 'users', path: '/users' },
     { name: 'keys', path: '/keys' },
@@ -97,9 +103,8 @@ export async function seedConsole(server: LiveServer, password: string): Promise
     { name: 'terminal', path: '/terminal' },
     { name: 'scripts', path: '/scripts' },
     { name: 'scripts-history', path: '/scripts/history' },
-    { name: 'history-entry', path: `/scripts/history/${String(exec.history_id)}` },
+    { name: 'history-entry', path: `/scripts/history/${ids.historyId}` },
     { name: 'scripts-bulk', path: '/scripts/bulk' },
-    { name: 'bulk-action', path: `/bulk/${String(bulk.id)}` },
-  );
-  return { pages, agents: { firewall, hypervisor, windows }, token, close: () => targets.close() };
+    { name: 'bulk-action', path: `/bulk/${ids.bulkId}` },
+  ];
 }
