@@ -6,13 +6,12 @@
 //
 // Environment: BENCH_BACKENDS (PostgreSQL when it answers, else pglite), BENCH_DATABASE_URL, BENCH_SUMMARY_DAYS (90),
 // BENCH_SUMMARY_RUNS (30 timed runs of each query, alternating ours and the naive one, after 5 untimed ones).
-import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../src/db/schema.js';
 import { summarize } from '../src/modules/metrics/metrics.repo.js';
-import { backendsFrom, openBackend, percentiles, positiveNumber } from './lib/backends.js';
+import { backendsFrom, openBackend, positiveNumber } from './lib/backends.js';
 import { compactBefore, createNaiveTable, fillNaiveFrom, seedAgentHistory } from './lib/metric-data.js';
-import { medianRatio } from './lib/stats.js';
+import { timeInterleaved } from './lib/stats.js';
 import { runWhenMain, type BenchRow, type Target } from './lib/table.js';
 
 export const name = 'metrics-summary';
@@ -22,31 +21,6 @@ const HOUR_MS = 3_600_000;
 const METRIC = 'cpu_usage';
 /** Issue target on PostgreSQL: the summary's p50 itself ≤ 50 ms. */
 const TARGET_P50: Target = { op: '≤', value: 50, of: 'figure' };
-
-interface Timed {
-  p50: number;
-  p99: number;
-  buckets: number;
-  durations: number[];
-}
-
-/**
- * Times both queries in alternation (ours, naive, ours, naive …, after 5 untimed runs of each), so a slow
- * second of the shared machine hits both sides alike; each pair's ratio is kept.
- */
-async function timeInterleaved(runs: number, ours: () => Promise<number>, naive: () => Promise<number>): Promise<{ ours: Timed; naive: Timed; ratio: number }> {
-  const sides = [ours, naive].map((query) => ({ query, buckets: 0, durations: [] as number[] }));
-  for (let i = 0; i < 5; i++) for (const side of sides) side.buckets = await side.query();
-  for (let i = 0; i < runs; i++) {
-    for (const side of sides) {
-      const started = performance.now();
-      await side.query();
-      side.durations.push(performance.now() - started);
-    }
-  }
-  const [o, n] = sides.map((side) => ({ ...percentiles(side.durations), buckets: side.buckets, durations: side.durations })) as [Timed, Timed];
-  return { ours: o, naive: n, ratio: medianRatio(o.durations, n.durations) };
-}
 
 function naiveSummary(db: Kysely<Database>, agentId: string, from: Date, to: Date) {
   return sql`
@@ -80,12 +54,12 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       await sql`vacuum analyze`.execute(db); // as autovacuum would after compaction
       log(`${backend}: ${compacted} heartbeat rows compacted; timing ${runs} runs of each query`);
       const filter = { agentId: agent.id, metrics: [METRIC], label: null, from: new Date(end.getTime() - days * DAY_MS), to: end };
-      const { ours, naive, ratio } = await timeInterleaved(
+      const { a: ours, b: naive, ratio } = await timeInterleaved(
         runs,
         async () => (await summarize(db, filter, 3600)).length,
         async () => (await naiveSummary(db, agent.id, filter.from, filter.to)).rows.length,
       );
-      log(`${backend}: ours p50 ${ours.p50.toFixed(1)} ms (${ours.buckets} buckets), naive p50 ${naive.p50.toFixed(1)} ms (${naive.buckets} buckets)`);
+      log(`${backend}: ours p50 ${ours.p50.toFixed(1)} ms (${ours.result} buckets), naive p50 ${naive.p50.toFixed(1)} ms (${naive.result} buckets)`);
       rows.push({
         ...base,
         figure: ours.p50,
@@ -97,7 +71,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
         note:
           `${runs} runs of each query, alternating; ratio = median of the pairs' ratios; naive p99 ${naive.p99.toFixed(1)} ms` +
           (backend === 'postgres' ? '' : '; the 50 ms target is on PostgreSQL') +
-          (ours.buckets === naive.buckets ? '' : `; bucket counts differ: ${ours.buckets} vs naive ${naive.buckets}`),
+          (ours.result === naive.result ? '' : `; bucket counts differ: ${ours.result} vs naive ${naive.result}`),
       });
     } finally {
       await handle.close();

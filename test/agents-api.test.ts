@@ -137,7 +137,26 @@ describe('GET /agents filters', () => {
   it('matches q as a case-insensitive substring of name or hostname', async () => {
     expect(ids(await list('q=WEB'))).toEqual([made.web, made.webdash].sort());
     expect(ids(await list('q=db-h'))).toEqual([made.db]);
-    expect(ids(await list('q=ALPHA'))).toEqual([made.fw]);
+    expect(ids(await list('q=FW.ALP'))).toEqual([made.fw]);
+  });
+
+  it("matches q against the primary IP and the customer's name too (issue 57)", async () => {
+    const lan = (ip: string) => ({ network: { interfaces: [{ name: 'eth0', status: 'up', ipv4: [`${ip}/24`] }] } });
+    await ok('POST', '/agent/heartbeat', { agent_id: made.web, platform: 'linux', ...lan('192.168.77.14') }, agentKey);
+    await ok('POST', '/agent/heartbeat', { agent_id: made.fw, platform: 'freebsd', ...lan('10.20.30.40') }, agentKey);
+    expect(ids(await list('q=192.168.77'))).toEqual([made.web]);
+    expect(ids(await list('q=30.4'))).toEqual([made.fw]);
+    // A customer's name in any case: Beta's agents, Alpha's (the firewall and a pre-registered one).
+    const ofCustomer = async (id: number) => ids(await list(`customer_id=${id}`));
+    expect(ids(await list('q=bEtA'))).toEqual(await ofCustomer(b.id));
+    expect(ids(await list('q=bEtA'))).toContain(made.db);
+    expect(ids(await list('q=lph'))).toEqual(await ofCustomer(a.id));
+    expect(ids(await list('q=lph&platform=freebsd'))).toEqual([made.fw]);
+    expect(ids(await list('q=192_168'))).toEqual([]);
+    // A search never reaches past a customer-scoped caller's agents, whatever customer it names.
+    const readA = apiKey((await createKey(t.app, admin, 'read', a.id)).key);
+    expect(await ok<Agent[]>('GET', '/agents?q=Beta', undefined, readA)).toEqual([]);
+    expect(ids(await ok<Agent[]>('GET', '/agents?q=Alpha', undefined, readA))).toEqual(await ofCustomer(a.id));
   });
 
   it('takes % and _ in q literally', async () => {

@@ -12,6 +12,7 @@ export const PGLITE_PASS_ONLY: ReadonlyArray<{ files: readonly string[]; why: st
     // Not the two with fleets of 1,000 and 10,000 agents (console-fleet-load, console-agents-paging):
     // their counts and server-side sorting are the database's work and run in both passes.
     files: [
+      'test/e2e/console-a11y.test.ts',
       'test/e2e/console-admin.test.ts',
       'test/e2e/console-agent-list.test.ts',
       'test/e2e/console-agent-tabs.test.ts',

@@ -1,4 +1,6 @@
 // Small statistics helpers shared by the benchmarks.
+import { performance } from 'node:perf_hooks';
+import { percentiles } from '../../src/platform/percentiles.js';
 
 /** The q-quantile (0..1) of ascending-sorted samples, nearest-rank; NaN when there are none. */
 export function percentile(sorted: readonly number[], q: number): number {
@@ -21,4 +23,30 @@ export function median(values: readonly number[]): number {
  */
 export function medianRatio(a: readonly number[], b: readonly number[]): number {
   return median(a.slice(0, b.length).map((x, i) => x / b[i]!));
+}
+
+export interface TimedSide {
+  p50: number;
+  p99: number;
+  durations: number[];
+  /** What the side's last run returned (rows, buckets): a check that both sides did the same work. */
+  result: number;
+}
+
+/**
+ * Times two queries in alternation (a, b, a, b …, after 5 untimed runs of each), so a slow second of the
+ * shared machine hits both sides alike; `ratio` is the median of the pairs' a ÷ b.
+ */
+export async function timeInterleaved(runs: number, a: () => Promise<number>, b: () => Promise<number>): Promise<{ a: TimedSide; b: TimedSide; ratio: number }> {
+  const sides = [a, b].map((query) => ({ query, result: 0, durations: [] as number[] }));
+  for (let i = 0; i < 5; i++) for (const side of sides) side.result = await side.query();
+  for (let i = 0; i < runs; i++) {
+    for (const side of sides) {
+      const started = performance.now();
+      side.result = await side.query();
+      side.durations.push(performance.now() - started);
+    }
+  }
+  const [timedA, timedB] = sides.map((side) => ({ ...percentiles(side.durations), durations: side.durations, result: side.result })) as [TimedSide, TimedSide];
+  return { a: timedA, b: timedB, ratio: medianRatio(timedA.durations, timedB.durations) };
 }

@@ -3,10 +3,12 @@
 // columns from real heartbeats, names in natural order (srv-2 before srv-10, here and on the firmware
 // page), the tag filter in the URL, tags and a note edited on the agent page, a CSV of every page of the
 // filtered, sorted list that holds exactly the table's rows (RFC 4180 quoting, formulas defused), an
-// agent moved between customers and deleted, and the list still usable on a phone.
+// agent moved between customers and deleted, and the list still usable on a phone. Issue 57: a column
+// chooser remembered in the browser shows what 1366 px hides, and the search finds IPs and customers.
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, BLOCKING, describeViolations } from '../helpers/axe.js';
 import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from '../helpers/identity.js';
@@ -243,6 +245,57 @@ describe('the agents list for technicians', { timeout: PROCESS_TEST_TIMEOUT_MS }
     await page.getByLabel('Select srv-2').check();
     await page.getByLabel('Tag').selectOption('');
     await expect.poll(() => page.getByTestId('selection-bar').count()).toBe(0);
+  });
+
+  it('shows hidden columns at 1366 px from a column chooser remembered in the browser, and finds agents by IP or customer (issue 57)', async () => {
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.goto(`${server.url}/agents?customer=${alpha.id}`);
+    await expect.poll(names, { timeout: 20_000 }).toEqual([EVIL, 'srv-1', 'srv-2', 'srv-10']);
+    const headings = async () => (await page.locator('[data-testid="agents-table"] thead th:not(.select)').allTextContents()).map((h) => h.replace(/ [▲▼]$/, ''));
+    const laptop = ['Name', 'Hostname', 'Customer', 'Status', 'Last heartbeat', 'OS', 'Disk used', 'Updates', 'Reboot', 'Agent version', 'Tags'];
+    expect(await headings()).toEqual(laptop);
+
+    const button = page.getByRole('button', { name: 'Columns' });
+    expect(await button.getAttribute('aria-expanded')).toBe('false');
+    await button.click();
+    const panel = page.getByRole('group', { name: 'Columns shown' });
+    expect(await panel.getByLabel('Name', { exact: true }).isDisabled()).toBe(true);
+    expect(await panel.getByLabel('Platform').isChecked()).toBe(false);
+    expect(describeViolations(await axeViolations(page, BLOCKING))).toEqual([]);
+    await panel.getByLabel('Platform').check();
+    await panel.getByLabel('Primary IP').check();
+    await panel.getByLabel('Uptime').check();
+    await panel.getByLabel('Tags').uncheck();
+    const chosen = ['Name', 'Hostname', 'Customer', 'Platform', 'Status', 'Last heartbeat', 'OS', 'Primary IP', 'Uptime', 'Disk used', 'Updates', 'Reboot', 'Agent version'];
+    expect(await headings()).toEqual(chosen);
+    const srv2 = page.getByTestId('agent-row').filter({ hasText: 'srv-2' });
+    expect(await srv2.locator('td[data-column="ip"]').textContent()).toBe('10.92.65.27');
+    expect(await srv2.locator('td[data-column="uptime"]').textContent()).toBe('14 d 6 h');
+    // Escape closes the panel and leaves the keyboard on the button.
+    await panel.getByLabel('Uptime').press('Escape');
+    expect(await panel.count()).toBe(0);
+    expect(await button.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+
+    // Remembered in the browser: after a reload.
+    await page.reload();
+    await expect.poll(headings, { timeout: 20_000 }).toEqual(chosen);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    // The search matches the primary IP and the customer's name, on the server.
+    await page.getByLabel('Search').fill('10.92.65');
+    await expect.poll(names).toEqual(['srv-2']);
+    await page.getByLabel('Search').fill('schmidt & "partner');
+    await expect.poll(names).toEqual([EVIL, 'srv-1', 'srv-2', 'srv-10']);
+    await page.getByLabel('Search').fill('');
+
+    // A choice holds at every width: the phone shows the IP and uptime chosen, and not the tags.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(headings).toEqual(['Name', 'Platform', 'Status', 'Primary IP', 'Uptime', 'Disk used']);
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.getByRole('button', { name: 'Columns' }).click();
+    await page.getByRole('button', { name: 'Default columns' }).click();
+    await expect.poll(headings).toEqual(laptop);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
   });
 
   it('keeps name, status and disk on a phone, without sideways scrolling', async () => {

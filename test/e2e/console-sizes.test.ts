@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOT_DIR } from '../helpers/browser.js';
 import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
-import { fixtureText } from '../helpers/fixtures.js';
+import { fixtureSystem, sitePages } from '../helpers/console-seed.js';
 import { adminToken, bearer, createCustomer, createKey } from '../helpers/identity.js';
 import { layoutProblems } from '../helpers/layout-checks.js';
 import type { LiveServer } from '../helpers/live-agent.js';
@@ -24,12 +24,6 @@ const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
 ] as const;
-
-/** A fixture heartbeat's system data, without the fields the reference agent sends itself. */
-function fixtureSystem(file: string): Record<string, unknown> {
-  const { agent_id: _id, platform: _platform, ...system } = JSON.parse(fixtureText(file)) as Record<string, unknown>;
-  return system;
-}
 
 describe('every console page at desktop and phone sizes', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let run: ConsoleRun;
@@ -91,24 +85,7 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
       expect(tabs.length).toBeGreaterThanOrEqual(4);
       for (const tab of tabs) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}` });
     }
-    pages.push(
-      { name: 'customers', path: '/customers' },
-      { name: 'customer', path: `/customers/${customer.id}` },
-      { name: 'tasks', path: '/tasks' },
-      { name: 'task', path: `/tasks/${taskId}` },
-      { name: 'firmware', path: '/firmware' },
-      { name: 'users', path: '/users' },
-      { name: 'keys', path: '/keys' },
-      { name: 'audit', path: '/audit' },
-      { name: 'settings', path: '/settings' },
-      { name: 'account', path: '/account' },
-      { name: 'terminal', path: '/terminal' },
-      { name: 'scripts', path: '/scripts' },
-      { name: 'scripts-history', path: '/scripts/history' },
-      { name: 'history-entry', path: `/scripts/history/${String(exec.history_id)}` },
-      { name: 'scripts-bulk', path: '/scripts/bulk' },
-      { name: 'bulk-action', path: `/bulk/${String(bulk.id)}` },
-    );
+    pages.push(...sitePages({ customerId: customer.id, taskId, historyId: Number(exec.history_id), bulkId: Number(bulk.id) }));
 
     if (KEEP_SCREENSHOTS) await mkdir(join(SCREENSHOT_DIR, 'pages'), { recursive: true });
   }, PROCESS_TEST_TIMEOUT_MS);

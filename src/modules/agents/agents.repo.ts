@@ -129,7 +129,16 @@ export async function listAgents(db: Db, f: AgentFilter, order: AgentOrder, page
   if (f.platform !== undefined) query = query.where('a.platform', '=', f.platform);
   if (f.q) {
     const pattern = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where((eb) => eb.or([eb('a.name', 'ilike', pattern), eb('a.hostname', 'ilike', pattern)]));
+    // Name, hostname and primary IP as one lower-cased text (joined by a control character no search
+    // holds, so a match never spans two fields), and the customer's name through a subquery that runs
+    // once (the customers are few). One LIKE instead of three ILIKEs keeps the search over 10,000
+    // agents as fast as the former name-or-hostname ILIKEs (bench/agent-search.ts).
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(concat_ws(chr(31), a.name, a.hostname, a.primary_ip)) like lower(${pattern})`,
+        eb('a.customer_id', 'in', eb.selectFrom('customers').select('customers.id').where(sql<boolean>`lower(customers.name) like lower(${pattern})`)),
+      ]),
+    );
   }
   if (f.tag !== undefined) query = query.where(sql<boolean>`a.tag_keys @> array[${tagKey(f.tag)}::text]`);
   if (f.status === 'unknown') query = query.where('a.last_heartbeat', 'is', null);

@@ -60,7 +60,7 @@ export const listAgentsQuery = z.object({
   customer_id: idSchema.optional(),
   status: statusSchema.optional(),
   platform: platformSchema.optional(),
-  q: z.string().min(1).max(255).optional().describe('Substring of name or hostname (case-insensitive)'),
+  q: z.string().min(1).max(255).optional().describe("Case-insensitive substring of the agent's name, hostname or primary IP, or of its customer's name"),
   tag: z.string().trim().min(1).max(MAX_TAG_CHARS).optional().describe('Agents carrying this tag (exact, ignoring case)'),
   ...agentOrderQuery,
 });

@@ -23,7 +23,7 @@ const targetSchema = z
     customer_id: idRefSchema.optional(),
     platform: platformSchema.optional(),
     status: statusSchema.optional(),
-    q: z.string().min(1).max(255).optional().describe('Substring of name or hostname, as GET /agents'),
+    q: z.string().min(1).max(255).optional().describe("Substring of the agent's name, hostname or primary IP, or of its customer's name, as GET /agents"),
     tag: z.string().trim().min(1).max(40).optional().describe('Agents carrying this tag (exact, ignoring case), as GET /agents'),
   })
   .strict()

@@ -5,8 +5,9 @@
 import { api } from '../api/client';
 import { endSession } from '../api/session';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { TableFrame } from '../ui/table-frame';
 
 /** GET /auth/sessions. */
 interface UserSession {
@@ -75,8 +76,8 @@ export function SessionsSection() {
       ) : list.length === 0 ? (
         <Empty>No sessions.</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="sessions-table">
+        <TableFrame label="Sessions">
+          <table data-testid="sessions-table" className="stack">
             <thead>
               <tr>
                 <th>Device</th>
@@ -84,21 +85,21 @@ export function SessionsSection() {
                 <th className="wide-only">Signed in with</th>
                 <th>Started</th>
                 <th>Last used</th>
-                <th aria-label="Actions" />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
               {list.map((s) => (
                 <tr key={s.id} data-testid="session-row" data-current={s.current || undefined}>
-                  <td title={s.user_agent || undefined}>
+                  <td data-label="Device" title={s.user_agent || undefined}>
                     {deviceName(s.user_agent)} {s.current && <Badge tone="good">this device</Badge>}
                   </td>
-                  <td className="mono">{s.ip || <span className="muted">–</span>}</td>
-                  <td className="wide-only">{METHODS[s.method] ?? s.method}</td>
-                  <td>
+                  <td data-label="Address" className="mono">{s.ip || <span className="muted">–</span>}</td>
+                  <td data-label="Signed in with" className="wide-only">{METHODS[s.method] ?? s.method}</td>
+                  <td data-label="Started">
                     <RelativeTime iso={s.created_at} />
                   </td>
-                  <td>
+                  <td data-label="Last used">
                     <RelativeTime iso={s.last_used_at} />
                   </td>
                   <td>
@@ -113,7 +114,7 @@ export function SessionsSection() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <div className="row">
         <ConfirmButton label="Sign out everywhere" question="Sign out on every device, this one included?" busyLabel="Signing out…" onConfirm={signOutEverywhere} />

@@ -15,9 +15,9 @@ export interface AgentColumn {
   label: string;
   /** Absent: the server cannot sort by it. */
   sort?: SortKey;
-  /** Hidden on a phone (the name, status and fullest disk stay). */
+  /** Not shown by default on a phone (the name, status and fullest disk stay); the chooser shows it. */
   wide?: boolean;
-  /** Hidden below 1500 px too, so the rest fits a laptop's screen (the CSV keeps every column). */
+  /** Not shown by default below 1500 px either, so the rest fits a laptop's screen (the CSV keeps every column). */
   medium?: boolean;
   numeric?: boolean;
   text(agent: Agent, customers: ReadonlyMap<number, Customer>): string;

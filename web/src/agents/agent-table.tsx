@@ -1,12 +1,13 @@
 // The agents table: a sortable header (the server sorts; the column and direction go in the URL) and
-// the technician's columns (agent-columns.tsx). Below 1500 px platform, IP and uptime step
-// aside; on a phone only name, status and the fullest disk stay; the table scrolls inside its frame
-// rather than the page.
+// the technician's columns (agent-columns.tsx) that the column chooser shows (column-choice.ts: below
+// 1500 px platform, IP and uptime step aside unless chosen; on a phone only name, status and the
+// fullest disk); the table scrolls inside its frame rather than the page.
 import type { Agent, Customer } from '../api/types';
 import { setQuery } from '../router';
 import { Empty } from '../ui/widgets';
-import { AGENT_COLUMNS, type SortKey } from './agent-columns';
+import { AGENT_COLUMNS, type AgentColumn, type SortKey } from './agent-columns';
 import type { AgentSelection } from './agent-selection';
+import { TableFrame } from '../ui/table-frame';
 
 /** The column a URL's `sort` names; name for anything else. */
 export function sortColumn(value: string | null): SortKey {
@@ -15,12 +16,15 @@ export function sortColumn(value: string | null): SortKey {
 
 export function AgentTable({
   agents,
+  columns,
   customers,
   sort,
   descending,
   selection,
 }: {
   agents: Agent[];
+  /** The columns shown, in order. */
+  columns: readonly AgentColumn[];
   customers: ReadonlyMap<number, Customer>;
   sort: SortKey;
   descending: boolean;
@@ -29,9 +33,9 @@ export function AgentTable({
 }) {
   if (agents.length === 0) return <Empty>No agents match.</Empty>;
   const toggle = (column: SortKey) => setQuery({ sort: column, dir: sort === column && !descending ? 'desc' : undefined });
-  const classOf = (c: (typeof AGENT_COLUMNS)[number]) => [c.wide ? 'col-wide' : '', c.medium ? 'col-medium' : '', c.numeric ? 'num' : ''].filter(Boolean).join(' ') || undefined;
+  const classOf = (c: AgentColumn) => (c.numeric ? 'num' : undefined);
   return (
-    <div className="table-wrap">
+    <TableFrame label="Agents">
       <table data-testid="agents-table" className="agents-table">
         <thead>
           <tr>
@@ -45,7 +49,7 @@ export function AgentTable({
                 />
               </th>
             )}
-            {AGENT_COLUMNS.map((c) => (
+            {columns.map((c) => (
               <th key={c.id} className={classOf(c)} data-column={c.id} aria-sort={c.sort && sort === c.sort ? (descending ? 'descending' : 'ascending') : undefined}>
                 {c.sort ? (
                   <button type="button" className="sort" onClick={() => toggle(c.sort!)}>
@@ -67,7 +71,7 @@ export function AgentTable({
                   <input type="checkbox" aria-label={`Select ${a.name}`} checked={selection.allMatching || selection.selected.has(a.id)} onChange={() => selection.toggle(a.id)} />
                 </td>
               )}
-              {AGENT_COLUMNS.map((c) => (
+              {columns.map((c) => (
                 <td key={c.id} className={classOf(c)} data-column={c.id}>
                   {c.cell ? c.cell(a, customers) : c.text(a, customers)}
                 </td>
@@ -76,6 +80,6 @@ export function AgentTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }

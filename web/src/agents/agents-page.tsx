@@ -1,6 +1,7 @@
-// The agents, a page at a time ("Load more"), with search, filters (customer, status, platform, tag) and
-// the sort kept in the URL, so a reload or a shared link shows the same list. The server filters and
-// sorts: with 10,000 agents the page loads 100 of them, not all. "Export CSV" saves the whole filtered list;
+// The agents, a page at a time ("Load more"), with search (name, hostname, IP, customer), filters
+// (customer, status, platform, tag) and the sort kept in the URL, so a reload or a shared link shows the
+// same list, and the columns the technician chose kept in the browser. The server filters and sorts:
+// with 10,000 agents the page loads 100 of them, not all. "Export CSV" saves the whole filtered list;
 // checkboxes (or "all matching the filter") pick agents for a bulk action.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
@@ -15,6 +16,8 @@ import { CustomerOptions } from '../ui/customer-options';
 import { ExportCsvButton } from './export-csv';
 import { SelectionBar, useAgentSelection } from './agent-selection';
 import { Allowed, useAccess } from '../auth/access';
+import { useColumnChoice } from './column-choice';
+import { ColumnChooserPanel, useColumnChooser } from './column-chooser';
 import './agents.css';
 
 const REFRESH_MS = 30_000;
@@ -42,6 +45,8 @@ export function AgentsPage() {
   const selection = useAgentSelection(JSON.stringify(filters));
   // Picking agents is only for a bulk action, which a read user may not start.
   const canWrite = useAccess().canWrite;
+  const columns = useColumnChoice();
+  const chooser = useColumnChooser();
 
   return (
     <section>
@@ -97,8 +102,10 @@ export function AgentsPage() {
             ))}
           </select>
         </label>
+        {chooser.button}
         <ExportCsvButton query={listQuery} customers={customerMap} />
       </div>
+      {chooser.open && <ColumnChooserPanel id={chooser.panelId} choice={columns} onClose={chooser.close} />}
       <ErrorBanner error={agents.error ?? customers.error ?? tags.error} />
       {canWrite && <SelectionBar selection={selection} filters={filters} shown={agents.items?.length ?? 0} hasMore={agents.hasMore} />}
       {agents.items ? (
@@ -106,7 +113,7 @@ export function AgentsPage() {
         agents.items.length === 0 && !Object.values(filters).some(Boolean) ? (
           <Empty>No agents yet. They appear here when they register: install one with the install commands on a customer&apos;s page, or pre-register one below.</Empty>
         ) : (
-          <AgentTable agents={agents.items} customers={customerMap} sort={sort} descending={descending} selection={canWrite ? selection : undefined} />
+          <AgentTable agents={agents.items} columns={columns.shown} customers={customerMap} sort={sort} descending={descending} selection={canWrite ? selection : undefined} />
         )
       ) : (
         !agents.error && <Loading />
@@ -131,7 +138,7 @@ function SearchBox({ value }: { value: string }) {
   return (
     <label>
       Search
-      <input type="search" placeholder="Name or hostname" value={text} onChange={(e) => setText(e.target.value)} maxLength={255} />
+      <input type="search" placeholder="Name, hostname, IP or customer" value={text} onChange={(e) => setText(e.target.value)} maxLength={255} />
     </label>
   );
 }

@@ -13,6 +13,7 @@ import { AgentLink, AlertStateBadge, AlertTrail, customerName, SuppressedBadge }
 import { KIND_LABELS, type Alert, type AlertRule } from './alert-types';
 import { localInputValue, localToIso } from './time-input';
 import type { Directory } from './use-directory';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 15_000;
 const PAGE = 50;
@@ -96,7 +97,7 @@ export function AlertHistory({ directory }: { directory: Directory }) {
       ) : list.items.length === 0 ? (
         <Empty>{filtered ? 'No alerts match these filters.' : 'No alerts yet.'}</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Alert history">
           <table className="stack-table alert-history" data-testid="alert-history-table">
             <thead>
               <tr>
@@ -133,7 +134,7 @@ export function AlertHistory({ directory }: { directory: Directory }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={list} />
     </section>

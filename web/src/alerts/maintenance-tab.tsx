@@ -5,13 +5,14 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import { formatDateTime } from '../ui/format';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import type { MaintenanceWindow } from './alert-types';
 import { MaintenanceForm } from './maintenance-form';
 import { scopeText } from './scope-picker';
 import type { Directory } from './use-directory';
 import { Allowed } from '../auth/access';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 30_000;
 const UTC: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' };
@@ -57,7 +58,7 @@ export function MaintenanceTab({ directory }: { directory: Directory }) {
       ) : windows.data.length === 0 ? (
         <Empty>No maintenance windows.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Maintenance windows">
           <table className="stack-table alerting-table" data-testid="maintenance-table">
             <thead>
               <tr>
@@ -66,7 +67,7 @@ export function MaintenanceTab({ directory }: { directory: Directory }) {
                 <th>When</th>
                 <th>Now</th>
                 <th>Next start</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -103,7 +104,7 @@ export function MaintenanceTab({ directory }: { directory: Directory }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </section>
   );

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { api } from '../api/client';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { refreshAlertSummary } from './alert-summary';
 import { KIND_LABELS, type AlertRule, type Channel } from './alert-types';
@@ -12,6 +12,7 @@ import { describeParams } from './rule-params';
 import { scopeText } from './scope-picker';
 import type { Directory } from './use-directory';
 import { Allowed } from '../auth/access';
+import { TableFrame } from '../ui/table-frame';
 
 export function RulesTab({ directory }: { directory: Directory }) {
   const rules = useResource((signal) => api<AlertRule[]>('/alert-rules', { signal }), []);
@@ -58,7 +59,7 @@ export function RulesTab({ directory }: { directory: Directory }) {
       ) : rules.data.length === 0 ? (
         <Empty>No rules yet.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Alert rules">
           <table className="stack-table alerting-table" data-testid="rules-table">
             <thead>
               <tr>
@@ -67,7 +68,7 @@ export function RulesTab({ directory }: { directory: Directory }) {
                 <th>Applies to</th>
                 <th>Channels</th>
                 <th>Enabled</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -98,7 +99,7 @@ export function RulesTab({ directory }: { directory: Directory }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </section>
   );

@@ -9,6 +9,7 @@ import { AuditDetails, AuditTarget } from './audit-details';
 import { localToUtc, utcToLocal } from './audit-time';
 import type { AuditEntry } from './audit-types';
 import './audit.css';
+import { TableFrame } from '../ui/table-frame';
 
 interface Filters {
   actor?: string;
@@ -65,7 +66,7 @@ function AuditList({ filters }: { filters: Filters }) {
       {entries.length === 0 ? (
         <Empty>No audit entries match.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Audit log">
           <table data-testid="audit-table" className="audit-table">
             <thead>
               <tr>
@@ -100,7 +101,7 @@ function AuditList({ filters }: { filters: Filters }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={list} />
     </>

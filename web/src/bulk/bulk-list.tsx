@@ -11,6 +11,7 @@ import { useResource } from '../use-resource';
 import { CountsLine, describeAction, TargetText } from './bulk-describe';
 import type { BulkAction } from './bulk-types';
 import './bulk.css';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 15_000;
 const PAGE = 50;
@@ -32,7 +33,7 @@ export function BulkActionList() {
       ) : list.length === 0 ? (
         <Empty>No bulk actions yet.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Bulk actions">
           <table data-testid="bulk-actions-table">
             <thead>
               <tr>
@@ -66,7 +67,7 @@ export function BulkActionList() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={actions} />
     </div>

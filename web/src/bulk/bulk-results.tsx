@@ -7,6 +7,7 @@ import { RelativeTime } from '../ui/widgets';
 import { firstLine } from '../history/history-row';
 import { ResultBadge } from './bulk-describe';
 import type { BulkResult } from './bulk-types';
+import { TableFrame } from '../ui/table-frame';
 
 /** The line a technician scans for: the error, else the output's first line, else the answer in short. */
 function outcomeLine(r: BulkResult): string {
@@ -30,7 +31,7 @@ function answerSummary(result: Record<string, unknown>): string {
 
 export function BulkResults({ results }: { results: readonly BulkResult[] }) {
   return (
-    <div className="table-wrap">
+    <TableFrame label="Results per agent">
       <table data-testid="bulk-results" className="bulk-results">
         <thead>
           <tr>
@@ -64,6 +65,6 @@ export function BulkResults({ results }: { results: readonly BulkResult[] }) {
           })}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }

@@ -17,6 +17,7 @@ import { InstallerKeyPanel } from './installer-key';
 import { WauSection } from './wau-rules';
 import './customers.css';
 import { useSubmit } from '../ui/use-submit';
+import { TableFrame } from '../ui/table-frame';
 
 /** An agent as the customer's list returns it: with the hint of the key of its latest heartbeat. */
 interface CustomerAgent extends Agent {
@@ -158,7 +159,7 @@ function CustomerAgents({ customerId }: { customerId: number }) {
       {list.length === 0 ? (
         <Empty>No agents yet. Agents that register with one of this customer's API keys, or are assigned to it, appear here.</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Agents of this customer">
           <table data-testid="customer-agents-table">
             <thead>
               <tr>
@@ -189,7 +190,7 @@ function CustomerAgents({ customerId }: { customerId: number }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={agents} />
     </>

@@ -9,6 +9,7 @@ import { Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import './customers.css';
 import { useSubmit } from '../ui/use-submit';
+import { TableFrame } from '../ui/table-frame';
 
 /** Customer numbers are text but usually digits: "2" before "10". */
 export const byNumber = (a: Customer, b: Customer) => a.number.localeCompare(b.number, undefined, { numeric: true }) || a.name.localeCompare(b.name);
@@ -37,7 +38,7 @@ export function CustomersPage() {
       ) : shown.length === 0 ? (
         <Empty>{filter.trim() ? 'No customer matches.' : 'No customers yet.'}</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Customers">
           <table data-testid="customers-table">
             <thead>
               <tr>
@@ -62,7 +63,7 @@ export function CustomersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       {/* A new customer is server-wide: refused to users limited to customers. */}
       <Allowed need="server-wide">

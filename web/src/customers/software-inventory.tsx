@@ -3,9 +3,10 @@
 import { useMemo, useState } from 'react';
 import { Allowed } from '../auth/access';
 import { api } from '../api/client';
-import { Empty, ErrorBanner, Loading } from '../ui/widgets';
+import { ActionsHeader, Empty, ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { ActionBadge, type WauAction, type WauRule } from './wau-rules';
+import { TableFrame } from '../ui/table-frame';
 
 export interface WauInventoryItem {
   name: string;
@@ -58,15 +59,15 @@ export function SoftwareInventory({
       ) : shown.length === 0 ? (
         <Empty>{filter.trim() ? 'No program matches.' : 'No software reported yet by this customer’s Windows agents.'}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="inventory-table">
+        <TableFrame label="Software inventory">
+          <table data-testid="inventory-table" className="stack">
             <thead>
               <tr>
                 <th>Name</th>
                 <th>Version</th>
                 <th>Publisher</th>
                 <th className="num">Agents</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -75,11 +76,11 @@ export function SoftwareInventory({
                 return (
                   <tr key={`${item.name}\u0000${item.publisher}`} data-testid="inventory-row">
                     <td>{item.name}</td>
-                    <td>
+                    <td data-label="Version">
                       <Versions versions={item.versions} />
                     </td>
-                    <td>{item.publisher || <span className="muted">–</span>}</td>
-                    <td className="num">{item.agent_count}</td>
+                    <td data-label="Publisher">{item.publisher || <span className="muted">–</span>}</td>
+                    <td data-label="Agents" className="num">{item.agent_count}</td>
                     <td>
                       <div className="inventory-actions">
                         {rule && <ActionBadge action={rule.action} />}
@@ -99,7 +100,7 @@ export function SoftwareInventory({
               })}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </div>
   );

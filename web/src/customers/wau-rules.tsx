@@ -5,11 +5,12 @@ import { useRef, useState, type RefObject } from 'react';
 import { Allowed } from '../auth/access';
 import { api } from '../api/client';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { SoftwareInventory } from './software-inventory';
 import { WauLists } from './wau-lists';
 import { useSubmit } from '../ui/use-submit';
+import { TableFrame } from '../ui/table-frame';
 
 export type WauAction = 'allow' | 'block';
 
@@ -80,26 +81,26 @@ function RulesTable({ customerId, rules, onDeleted }: { customerId: number; rule
   return (
     <>
       <ErrorBanner error={error} />
-      <div className="table-wrap">
-        <table data-testid="wau-rules-table">
+      <TableFrame label="WAU list entries">
+        <table data-testid="wau-rules-table" className="stack">
           <thead>
             <tr>
               <th>Package id</th>
               <th>Display name</th>
               <th>Action</th>
               <th>Added</th>
-              <th />
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>
             {rules.map((rule) => (
               <tr key={rule.id} data-testid="wau-rule-row">
-                <td className="mono">{rule.package_id}</td>
-                <td>{rule.display_name}</td>
-                <td>
+                <td data-label="Package id" className="mono">{rule.package_id}</td>
+                <td data-label="Display name">{rule.display_name}</td>
+                <td data-label="Action">
                   <ActionBadge action={rule.action} />
                 </td>
-                <td>
+                <td data-label="Added">
                   <RelativeTime iso={rule.created_at} />
                 </td>
                 <td>
@@ -111,7 +112,7 @@ function RulesTable({ customerId, rules, onDeleted }: { customerId: number; rule
             ))}
           </tbody>
         </table>
-      </div>
+      </TableFrame>
     </>
   );
 }

@@ -7,11 +7,12 @@ import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, LoadMore, StatusBadge } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading, LoadMore, StatusBadge } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
 import type { Firmware } from './firmware-types';
 import { UpdaterReportBadge } from './updater-report';
 import { Allowed } from '../auth/access';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 30_000;
 const PAGE = 100;
@@ -87,8 +88,8 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
       ) : agents.items.length === 0 ? (
         <Empty>{platform ? `No ${PLATFORM_LABELS[platform]} agents.` : 'No agents yet.'}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="firmware-agents-table">
+        <TableFrame label="Agent updates">
+          <table data-testid="firmware-agents-table" className="stack">
             <thead>
               <tr>
                 <th>Agent</th>
@@ -98,45 +99,45 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                 <th>Latest firmware</th>
                 <th>Update requested</th>
                 <th>Updater</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
               {agents.items.map((agent) => (
-                  <tr key={agent.id} data-testid="firmware-agent-row">
-                    <td>
-                      <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={agent.status} />
-                    </td>
-                    <td>{agent.platform ? PLATFORM_LABELS[agent.platform] : <span className="muted">not yet known</span>}</td>
-                    <td className="mono">{agent.agent_version ?? '–'}</td>
-                    <td className="mono">{latest(agent.platform) ?? <span className="muted">none</span>}</td>
-                    <td>{requested(agent) ? <Badge tone="warn">yes</Badge> : <Badge tone="muted">no</Badge>}</td>
-                    <td>
-                      <UpdaterReportBadge report={agent.updater} />
-                    </td>
-                    <td>
-                      <Allowed need="write">
-                        {agent.last_heartbeat === null && !requested(agent) ? (
-                          <span className="muted">never connected</span>
-                        ) : requested(agent) ? (
-                          <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
-                            Withdraw
-                          </button>
-                        ) : (
-                          <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, true)}>
-                            Request update
-                          </button>
-                        )}
-                      </Allowed>
-                    </td>
-                  </tr>
-                ))}
+                <tr key={agent.id} data-testid="firmware-agent-row">
+                  <td>
+                    <Link to={`/agents/${encodeURIComponent(agent.id)}`}>{agent.name}</Link>
+                  </td>
+                  <td data-label="Status">
+                    <StatusBadge status={agent.status} />
+                  </td>
+                  <td data-label="Platform">{agent.platform ? PLATFORM_LABELS[agent.platform] : <span className="muted">not yet known</span>}</td>
+                  <td data-label="Agent version" className="mono">{agent.agent_version ?? '–'}</td>
+                  <td data-label="Latest firmware" className="mono">{latest(agent.platform) ?? <span className="muted">none</span>}</td>
+                  <td data-label="Update requested">{requested(agent) ? <Badge tone="warn">yes</Badge> : <Badge tone="muted">no</Badge>}</td>
+                  <td data-label="Updater">
+                    <UpdaterReportBadge report={agent.updater} />
+                  </td>
+                  <td>
+                    <Allowed need="write">
+                      {agent.last_heartbeat === null && !requested(agent) ? (
+                        <span className="muted">never connected</span>
+                      ) : requested(agent) ? (
+                        <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
+                          Withdraw
+                        </button>
+                      ) : (
+                        <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, true)}>
+                          Request update
+                        </button>
+                      )}
+                    </Allowed>
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={agents} />
     </section>

@@ -11,10 +11,11 @@ import { api } from '../api/client';
 import { PLATFORM_LABELS, type Platform } from '../api/types';
 import { formatBytes } from '../ui/format';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../ui/widgets';
 import { shortHash, type Firmware } from './firmware-types';
 import { downloadWithToken } from './transfer';
 import { Allowed } from '../auth/access';
+import { TableFrame } from '../ui/table-frame';
 
 export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmware[]; onChanged: () => void }) {
   const actions = useActionError();
@@ -42,11 +43,11 @@ export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmw
           const versions = firmware.filter((f) => f.platform === platform);
           return (
             <div key={platform} className="card panel" data-testid={`firmware-${platform}`}>
-              <h3>{`${PLATFORM_LABELS[platform]} (${platform})`}</h3>
+              <h2>{`${PLATFORM_LABELS[platform]} (${platform})`}</h2>
               {versions.length === 0 ? (
                 <Empty>No firmware yet.</Empty>
               ) : (
-                <div className="table-wrap">
+                <TableFrame label={`${PLATFORM_LABELS[platform]} firmware`}>
                   <table>
                     <thead>
                       <tr>
@@ -54,7 +55,7 @@ export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmw
                         <th className="num">Size</th>
                         <th className="wide-only">SHA-256</th>
                         <th>Added</th>
-                        <th />
+                        <ActionsHeader />
                       </tr>
                     </thead>
                     <tbody>
@@ -92,7 +93,7 @@ export function FirmwareList({ firmware, onChanged }: { firmware: readonly Firmw
                       ))}
                     </tbody>
                   </table>
-                </div>
+                </TableFrame>
               )}
             </div>
           );

@@ -7,6 +7,7 @@ import { Empty, RelativeTime, StatusBadge } from '../ui/widgets';
 import type { AttentionItem } from './fleet-data';
 import { rankAttention, SEVERITIES, severityOf } from './severity';
 import './fleet.css';
+import { TableFrame } from '../ui/table-frame';
 
 export function AttentionList({ items }: { items: AttentionItem[] }) {
   if (items.length === 0) return <Empty>Nothing needs attention.</Empty>;
@@ -38,7 +39,7 @@ export function AttentionList({ items }: { items: AttentionItem[] }) {
 
 function AttentionTable({ items, testId }: { items: AttentionItem[]; testId: string }) {
   return (
-    <div className="table-wrap">
+    <TableFrame label="Needs attention">
       <table data-testid={testId} className="attention-table">
         <thead>
           <tr>
@@ -76,6 +77,6 @@ function AttentionTable({ items, testId }: { items: AttentionItem[]; testId: str
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }

@@ -7,6 +7,7 @@ import { RelativeTime, ErrorBanner, Loading, StatusBadge, Empty, Badge } from '.
 import { useResource } from '../use-resource';
 import { AttentionList } from './attention-list';
 import { countByPlatform, countByStatus, loadAgents, loadAttention, loadRecentEvents } from './fleet-data';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 30_000;
 
@@ -65,7 +66,7 @@ function Counts({ agents }: { agents: Agent[] }) {
 function RecentEvents({ events, names }: { events: AgentEvent[]; names: Map<string, string> }) {
   if (events.length === 0) return <Empty>No events yet.</Empty>;
   return (
-    <div className="table-wrap">
+    <TableFrame label="Recent events">
       <table>
         <thead>
           <tr>
@@ -90,7 +91,7 @@ function RecentEvents({ events, names }: { events: AgentEvent[]; names: Map<stri
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }
 
@@ -98,7 +99,7 @@ function PlatformTable({ agents }: { agents: Agent[] }) {
   const rows = countByPlatform(agents);
   if (rows.length === 0) return <Empty>No agents yet. Pre-register one on the Agents page, or install an agent with a key.</Empty>;
   return (
-    <div className="table-wrap">
+    <TableFrame label="Agents by platform">
       <table>
         <thead>
           <tr>
@@ -125,6 +126,6 @@ function PlatformTable({ agents }: { agents: Agent[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }

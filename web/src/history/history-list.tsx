@@ -4,12 +4,13 @@
 // entries finish on screen.
 import { useId } from 'react';
 import { setQuery, useQuery } from '../router';
-import { Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
+import { ActionsHeader, Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
 import { HistoryRow } from './history-row';
 import { HISTORY_SOURCES, SOURCE_LABELS, type HistoryEntry } from './history-types';
 import { SearchBox } from './search-box';
 import './history.css';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 15_000;
 const PAGE = 50;
@@ -48,8 +49,8 @@ export function HistoryList({ path, showAgent }: { path: string; showAgent: bool
       ) : list.length === 0 ? (
         <Empty>{filtered ? 'Nothing in the history matches.' : 'Nothing run yet: commands and scripts run here are listed with their output.'}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="history-table" className="history-table">
+        <TableFrame label="Command history">
+          <table data-testid="history-table" className="history-table stack">
             <thead>
               <tr>
                 <th>When</th>
@@ -58,7 +59,7 @@ export function HistoryList({ path, showAgent }: { path: string; showAgent: bool
                 <th className="col-wide">Who</th>
                 <th>Status</th>
                 <th className="num col-wide">Duration</th>
-                <th aria-label="Output" />
+                <ActionsHeader label="Output" />
               </tr>
             </thead>
             <tbody>
@@ -67,7 +68,7 @@ export function HistoryList({ path, showAgent }: { path: string; showAgent: bool
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={history} />
     </div>

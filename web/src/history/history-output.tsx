@@ -26,17 +26,17 @@ export function OutputView({ entry }: { entry: HistoryDetail }) {
         <p className="muted">{entry.status === 'running' ? 'No output yet: the agent has not answered.' : 'No output stored.'}</p>
       ) : (
         <>
-          <h3>
+          <h2>
             Output{' '}
             <span className="muted">
               ({formatBytes(entry.output_bytes)}
               {entry.output_truncated ? ', cut: only the first 256 KiB are kept' : ''})
             </span>
-          </h3>
+          </h2>
           <pre data-testid="history-stdout">{entry.stdout || ' '}</pre>
           {entry.stderr && (
             <>
-              <h3>Errors</h3>
+              <h2>Errors</h2>
               <pre data-testid="history-stderr">{entry.stderr}</pre>
             </>
           )}

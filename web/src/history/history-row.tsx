@@ -20,17 +20,17 @@ export function HistoryRow({ entry, showAgent }: { entry: HistoryEntry; showAgen
   return (
     <>
       <tr data-testid="history-row" data-history-id={entry.id}>
-        <td>
+        <td data-label="When">
           <Link to={`/scripts/history/${entry.id}`}>
             <RelativeTime iso={entry.started_at} />
           </Link>
         </td>
         {showAgent && (
-          <td>
+          <td data-label="Agent">
             <Link to={`/agents/${encodeURIComponent(entry.agent_id)}/history`}>{entry.agent_name}</Link>
           </td>
         )}
-        <td className="history-what">
+        <td className="history-what" data-label="What">
           {entry.script_name ? (
             <span>
               {entry.script_id !== null ? <Link to={`/scripts?edit=${entry.script_id}`}>{entry.script_name}</Link> : entry.script_name}
@@ -41,15 +41,15 @@ export function HistoryRow({ entry, showAgent }: { entry: HistoryEntry; showAgen
           <span className="muted">{SOURCE_LABELS[entry.source] ?? entry.source}</span>
           {preview && <div className="muted history-preview">{preview}</div>}
         </td>
-        <td className="col-wide">
+        <td className="col-wide" data-label="Who">
           {entry.actor}
           {entry.actor_type !== 'user' && <div className="muted">{entry.actor_type === 'api_key' ? 'API key' : 'system'}</div>}
         </td>
-        <td>
+        <td data-label="Status">
           <HistoryStatusBadge status={entry.status} />
           {entry.exit_code !== null && <div className="muted mono">exit {entry.exit_code}</div>}
         </td>
-        <td className="num col-wide">{formatMs(entry.duration_ms)}</td>
+        <td className="num col-wide" data-label="Duration">{formatMs(entry.duration_ms)}</td>
         <td>
           <button type="button" className="link" aria-expanded={open} onClick={() => setOpen(!open)}>
             {open ? 'Hide output' : 'Output'}

@@ -6,12 +6,13 @@ import { api } from '../api/client';
 import type { Customer } from '../api/types';
 import { Allowed, useAccess } from '../auth/access';
 import { useActionError } from '../ui/use-action-error';
-import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { ActionsHeader, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { SecretOnce } from '../ui/secret-once';
 import { useResource } from '../use-resource';
 import { PERMISSIONS, permissionWithin, type ApiKey, type CreatedApiKey, type Permission } from './key-types';
 import { useSubmit } from '../ui/use-submit';
 import { CustomerOptions } from '../ui/customer-options';
+import { TableFrame } from '../ui/table-frame';
 
 export function ApiKeysPanel({ customers, customerId }: { customers: readonly Customer[]; customerId?: number }) {
   const path = customerId === undefined ? '/apikeys' : `/customers/${customerId}/apikeys`;
@@ -44,8 +45,8 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
       ) : keys.data.length === 0 ? (
         <Empty>No API keys yet.</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="api-keys-table">
+        <TableFrame label="API keys">
+          <table data-testid="api-keys-table" className="stack">
             <thead>
               <tr>
                 <th>Name</th>
@@ -55,23 +56,23 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
                 <th>Created</th>
                 <th>Expires</th>
                 <th>Installs</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
               {keys.data.map((key) => (
                 <tr key={key.id} data-testid="api-key-row">
                   <td>{key.name}</td>
-                  <td className="mono">{key.key_hint}</td>
-                  <td>{key.permissions}</td>
-                  <td>{customerName(key.customer_id)}</td>
-                  <td>
+                  <td data-label="Key" className="mono">{key.key_hint}</td>
+                  <td data-label="Permission">{key.permissions}</td>
+                  <td data-label="Scope">{customerName(key.customer_id)}</td>
+                  <td data-label="Created">
                     <RelativeTime iso={key.created_at} />
                   </td>
-                  <td data-testid="key-expiry">
+                  <td data-label="Expires" data-testid="key-expiry">
                     {key.expired ? <span className="badge badge-bad">expired</span> : key.expires_at ? <RelativeTime iso={key.expires_at} /> : <span className="muted">never</span>}
                   </td>
-                  <td>{key.max_uses === null ? key.uses : `${key.uses} of ${key.max_uses}`}</td>
+                  <td data-label="Installs">{key.max_uses === null ? key.uses : `${key.uses} of ${key.max_uses}`}</td>
                   <td>
                     {access.canWrite && permissionWithin(key.permissions, access.role) && (
                       <ConfirmButton label="Delete" question={`Delete key "${key.name}"? Whatever uses it stops working.`} busyLabel="Deleting…" onConfirm={() => remove(key)} />
@@ -81,7 +82,7 @@ export function ApiKeysPanel({ customers, customerId }: { customers: readonly Cu
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </section>
   );

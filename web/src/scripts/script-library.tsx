@@ -5,11 +5,12 @@ import { api } from '../api/client';
 import { PLATFORM_LABELS } from '../api/types';
 import { setQuery, useQuery } from '../router';
 import { useActionError } from '../ui/use-action-error';
-import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { ActionsHeader, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { ScriptForm } from './script-form';
 import { SHELL_LABELS, type Script } from './script-types';
 import { allows, useAccess } from '../auth/access';
+import { TableFrame } from '../ui/table-frame';
 
 export function ScriptLibrary() {
   const scripts = useResource((signal) => api<Script[]>('/scripts', { signal }), []);
@@ -53,8 +54,8 @@ export function ScriptLibrary() {
       ) : list.length === 0 ? (
         <Empty>{mayEdit ? 'No scripts yet. Save one with "New script".' : 'No scripts yet.'}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="scripts-table">
+        <TableFrame label="Scripts">
+          <table data-testid="scripts-table" className="stack">
             <thead>
               <tr>
                 <th>Name</th>
@@ -62,7 +63,7 @@ export function ScriptLibrary() {
                 <th>Runs on</th>
                 <th>Parameters</th>
                 <th>Changed</th>
-                {mayEdit && <th aria-label="Actions" />}
+                {mayEdit && <ActionsHeader />}
               </tr>
             </thead>
             <tbody>
@@ -72,9 +73,9 @@ export function ScriptLibrary() {
                     <strong>{s.name}</strong>
                     {s.description && <div className="muted">{s.description}</div>}
                   </td>
-                  <td>{SHELL_LABELS[s.shell] ?? s.shell}</td>
-                  <td>{s.platforms.map((p) => PLATFORM_LABELS[p] ?? p).join(', ')}</td>
-                  <td>
+                  <td data-label="Shell">{SHELL_LABELS[s.shell] ?? s.shell}</td>
+                  <td data-label="Runs on">{s.platforms.map((p) => PLATFORM_LABELS[p] ?? p).join(', ')}</td>
+                  <td data-label="Parameters">
                     {s.parameters.length === 0 ? (
                       <span className="muted">none</span>
                     ) : (
@@ -86,7 +87,7 @@ export function ScriptLibrary() {
                       ))
                     )}
                   </td>
-                  <td>
+                  <td data-label="Changed">
                     <RelativeTime iso={s.updated_at} />
                   </td>
                   {mayEdit && (
@@ -101,7 +102,7 @@ export function ScriptLibrary() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </div>
   );

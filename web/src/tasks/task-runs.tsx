@@ -9,12 +9,13 @@ import { GroupRunResult } from './group-run-result';
 import { TaskStatusBadge } from './task-status';
 import type { Task, TaskRun, WebhookDelivery } from './task-types';
 import './tasks.css';
+import { TableFrame } from '../ui/table-frame';
 
 export function TaskRuns({ task, runs }: { task: Task; runs: readonly TaskRun[] }) {
   if (runs.length === 0) return <Empty>No runs yet.</Empty>;
   return (
-    <div className="table-wrap">
-      <table data-testid="task-runs-table">
+    <TableFrame label="Runs">
+      <table data-testid="task-runs-table" className="stack">
         <thead>
           <tr>
             <th>Started</th>
@@ -27,26 +28,26 @@ export function TaskRuns({ task, runs }: { task: Task; runs: readonly TaskRun[] 
         <tbody>
           {runs.map((run, index) => (
             <tr key={run.id} data-testid="task-run-row">
-              <td>
+              <td data-label="Started">
                 <RelativeTime iso={run.started_at} />
                 <div className="muted">{formatDateTime(run.started_at)}</div>
               </td>
-              <td>{run.finished_at ? <RelativeTime iso={run.finished_at} /> : <span className="muted">not yet</span>}</td>
-              <td>
+              <td data-label="Finished">{run.finished_at ? <RelativeTime iso={run.finished_at} /> : <span className="muted">not yet</span>}</td>
+              <td data-label="Status">
                 <TaskStatusBadge status={run.status} />
               </td>
-              <td className="task-run-result">
+              <td data-label="Result" className="task-run-result">
                 {/* The newest result open, older ones one click away, so the table stays scannable. */}
                 <RunResult run={run} open={index === 0} />
               </td>
-              <td>
+              <td data-label="Webhook">
                 <WebhookOutcome expected={task.webhook_url !== null} run={run} />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }
 

@@ -14,6 +14,7 @@ import { TaskStatusBadge } from './task-status';
 import { KIND_LABELS, STATUS_LABELS, TASK_STATUSES, type Task } from './task-types';
 import { TargetText } from './task-target';
 import './tasks.css';
+import { TableFrame } from '../ui/table-frame';
 
 const REFRESH_MS = 15_000;
 const PAGE = 100;
@@ -59,7 +60,7 @@ export function TasksPage() {
       ) : list.length === 0 ? (
         <Empty>{status ? `No ${STATUS_LABELS[status]} tasks.` : 'No tasks yet.'}</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label="Tasks">
           <table data-testid="tasks-table">
             <thead>
               <tr>
@@ -99,7 +100,7 @@ export function TasksPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       <LoadMore list={tasks} />
       <ErrorBanner error={agents.error} />

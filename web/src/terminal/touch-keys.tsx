@@ -1,13 +1,14 @@
 // Keys a phone's keyboard does not have, for the terminal on small screens: Esc, Tab, Ctrl-C, Ctrl-D
 // and the arrows. Each sends what a real keyboard would; the arrows follow the application cursor
-// mode programs such as vi and less switch on.
+// mode programs such as vi and less switch on. A key's spoken name starts with the words it shows ("Ctrl-C
+// (Control-C)"), so a user of voice control can say what they see.
 import type { Terminal } from '@xterm/xterm';
 
 const KEYS: ReadonlyArray<{ label: string; name: string; send: (applicationCursor: boolean) => string }> = [
-  { label: 'Esc', name: 'Escape', send: () => '\x1b' },
+  { label: 'Esc', name: 'Esc (Escape)', send: () => '\x1b' },
   { label: 'Tab', name: 'Tab', send: () => '\t' },
-  { label: 'Ctrl-C', name: 'Control-C', send: () => '\x03' },
-  { label: 'Ctrl-D', name: 'Control-D', send: () => '\x04' },
+  { label: 'Ctrl-C', name: 'Ctrl-C (Control-C)', send: () => '\x03' },
+  { label: 'Ctrl-D', name: 'Ctrl-D (Control-D)', send: () => '\x04' },
   { label: '↑', name: 'Up', send: (app) => (app ? '\x1bOA' : '\x1b[A') },
   { label: '↓', name: 'Down', send: (app) => (app ? '\x1bOB' : '\x1b[B') },
   { label: '←', name: 'Left', send: (app) => (app ? '\x1bOD' : '\x1b[D') },

@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { formatBytes, formatDateTime } from './format';
 import { bool, num, obj, str, type Obj } from './safe-data';
 import { Badge } from './widgets';
+import { TableFrame } from './table-frame';
 
 const MAX_DEPTH = 4;
 const MAX_ROWS = 500;
@@ -105,7 +106,7 @@ function Value({ value, depth, field = '' }: { value: unknown; depth: number; fi
 function ObjectTable({ rows, more, depth }: { rows: Obj[]; more: number; depth: number }) {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   return (
-    <div className="table-wrap">
+    <TableFrame label="Result table">
       <table className="result-table">
         <thead>
           <tr>
@@ -127,6 +128,6 @@ function ObjectTable({ rows, more, depth }: { rows: Obj[]; more: number; depth: 
         </tbody>
       </table>
       {more > 0 && <p className="muted">and {more} more</p>}
-    </div>
+    </TableFrame>
   );
 }

@@ -94,3 +94,15 @@ export function LoadMore({ list }: { list: { hasMore: boolean; loadingMore: bool
     </button>
   );
 }
+
+/**
+ * The header of a table's column of row buttons: named for screen readers (an empty header leaves the
+ * column without a name), not shown, as the buttons say what they do.
+ */
+export function ActionsHeader({ label = 'Actions' }: { label?: string }) {
+  return (
+    <th>
+      <span className="visually-hidden">{label}</span>
+    </th>
+  );
+}

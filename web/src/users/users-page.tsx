@@ -6,11 +6,12 @@ import { api } from '../api/client';
 import { endSession, useSessionState } from '../api/session';
 import type { Customer } from '../api/types';
 import { useActionError } from '../ui/use-action-error';
-import { Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
+import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { ChangeAccessForm, scopeText } from './access-fields';
 import { ChangePasswordForm, CreateUserForm, type User } from './user-forms';
 import './users.css';
+import { TableFrame } from '../ui/table-frame';
 
 interface Notice {
   tone: 'info' | 'warn';
@@ -87,8 +88,8 @@ export function UsersPage() {
       ) : users.data.length === 0 ? (
         <Empty>No users.</Empty>
       ) : (
-        <div className="table-wrap">
-          <table data-testid="users-table">
+        <TableFrame label="Users">
+          <table data-testid="users-table" className="stack">
             <thead>
               <tr>
                 <th>Username</th>
@@ -97,7 +98,7 @@ export function UsersPage() {
                 <th>Two-factor</th>
                 <th>Created</th>
                 <th>Last sign-in</th>
-                <th />
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
@@ -106,13 +107,13 @@ export function UsersPage() {
                   <td>
                     {user.username} {isSelf(user) && <Badge tone="muted">you</Badge>}
                   </td>
-                  <td data-testid="user-role">{user.role}</td>
-                  <td data-testid="user-scope">{scopeText(user.customer_ids, customers.data)}</td>
-                  <td>{user.totp_enabled ? <Badge tone="good">on</Badge> : <Badge tone="muted">off</Badge>}</td>
-                  <td>
+                  <td data-label="Role" data-testid="user-role">{user.role}</td>
+                  <td data-label="Customers" data-testid="user-scope">{scopeText(user.customer_ids, customers.data)}</td>
+                  <td data-label="Two-factor">{user.totp_enabled ? <Badge tone="good">on</Badge> : <Badge tone="muted">off</Badge>}</td>
+                  <td data-label="Created">
                     <RelativeTime iso={user.created_at} />
                   </td>
-                  <td>
+                  <td data-label="Last sign-in">
                     <RelativeTime iso={user.last_login_at} />
                   </td>
                   <td>
@@ -128,7 +129,7 @@ export function UsersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </section>
   );

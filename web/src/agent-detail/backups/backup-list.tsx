@@ -5,8 +5,9 @@ import { apiText, saveFile } from '../../api/client';
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { useActionError } from '../../ui/use-action-error';
 import { Allowed } from '../../auth/access';
-import { ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../../ui/widgets';
+import { ActionsHeader, ConfirmButton, Empty, ErrorBanner, RelativeTime } from '../../ui/widgets';
 import { backupFileName, backupsPath, shortHash, type ConfigBackup } from './backup-types';
+import { TableFrame } from '../../ui/table-frame';
 
 interface ListProps {
   agentId: string;
@@ -23,7 +24,7 @@ export function BackupList({ agentId, agentName, backups, viewingId, onView, onD
   return (
     <>
       <ErrorBanner error={error} />
-      <div className="table-wrap">
+      <TableFrame label="Backups">
         <table className="backup-table">
           <thead>
             <tr>
@@ -31,9 +32,7 @@ export function BackupList({ agentId, agentName, backups, viewingId, onView, onD
               <th className="num">Size</th>
               <th>SHA-256</th>
               <th className="num">ID</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>
@@ -66,7 +65,7 @@ export function BackupList({ agentId, agentName, backups, viewingId, onView, onD
             ))}
           </tbody>
         </table>
-      </div>
+      </TableFrame>
       {backups.length >= 1000 && <p className="muted">Showing the newest 1000 backups.</p>}
     </>
   );

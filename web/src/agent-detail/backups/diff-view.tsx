@@ -2,6 +2,7 @@
 // the left, new on the right). Lines are configuration text from the agent, rendered as text only.
 import { useMemo } from 'react';
 import { parseUnifiedDiff, toSideBySide, type DiffLine, type SideCell } from './diff-parse';
+import { TableFrame } from '../../ui/table-frame';
 
 export type DiffLayout = 'unified' | 'split';
 
@@ -14,7 +15,7 @@ export function DiffView({ diff, layout }: { diff: string; layout: DiffLayout })
 
 function UnifiedDiff({ lines }: { lines: readonly DiffLine[] }) {
   return (
-    <div className="table-wrap">
+    <TableFrame label="Unified diff">
       <table className="diff-table diff-unified">
         <caption className="visually-hidden">Unified diff: removed lines start with -, added lines with +</caption>
         <colgroup>
@@ -41,14 +42,14 @@ function UnifiedDiff({ lines }: { lines: readonly DiffLine[] }) {
           )}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }
 
 function SideBySideDiff({ lines }: { lines: readonly DiffLine[] }) {
   const rows = useMemo(() => toSideBySide(lines), [lines]);
   return (
-    <div className="table-wrap">
+    <TableFrame label="Side-by-side diff">
       <table className="diff-table diff-split">
         <caption className="visually-hidden">Side-by-side diff: the older backup on the left, the newer on the right</caption>
         <colgroup>
@@ -72,7 +73,7 @@ function SideBySideDiff({ lines }: { lines: readonly DiffLine[] }) {
           )}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }
 

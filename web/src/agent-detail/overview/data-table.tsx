@@ -4,6 +4,7 @@
 import { useState, type ReactNode } from 'react';
 import { str, type Obj } from '../../ui/safe-data';
 import { Empty } from '../../ui/widgets';
+import { TableFrame } from '../../ui/table-frame';
 
 export interface Column {
   label: string;
@@ -47,7 +48,7 @@ export function DataPanel({ title, rows, columns, empty, note, wide }: { title: 
       {rows.length === 0 ? (
         <Empty>{empty}</Empty>
       ) : (
-        <div className="table-wrap">
+        <TableFrame label={title}>
           <table>
             <thead>
               <tr>
@@ -70,7 +71,7 @@ export function DataPanel({ title, rows, columns, empty, note, wide }: { title: 
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
       {!all && !needle && matching.length > FIRST_ROWS && (
         <button type="button" className="link show-all" onClick={() => setAll(true)}>

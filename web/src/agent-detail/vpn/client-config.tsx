@@ -18,7 +18,7 @@ export function ClientConfig({ peer, onClose }: { peer: VpnPeerCreated; onClose:
   return (
     <section ref={panelRef} className="card client-config" tabIndex={-1} aria-labelledby="client-config-title" data-testid="client-config">
       <div className="row client-config-head">
-        <h3 id="client-config-title">Client configuration for {peer.name}</h3>
+        <h2 id="client-config-title">Client configuration for {peer.name}</h2>
         <span className="spacer" />
         <ConfirmButton label="Close" question="The configuration cannot be shown again. Close it?" onConfirm={async () => onClose()} />
       </div>

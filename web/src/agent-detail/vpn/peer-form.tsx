@@ -40,7 +40,7 @@ export function PeerForm({ agentId, onCreated }: { agentId: string; onCreated: (
 
   return (
     <form className="peer-form card" onSubmit={(event) => void submit(event)} aria-labelledby="peer-form-title">
-      <h3 id="peer-form-title">Add a peer</h3>
+      <h2 id="peer-form-title">Add a peer</h2>
       <div className="row">
         <label>
           Name

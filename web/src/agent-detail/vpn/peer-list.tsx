@@ -2,8 +2,9 @@
 // each deletable; deleting removes it from the firewall's configuration and reloads its VPN service.
 import { useActionError } from '../../ui/use-action-error';
 import { Allowed } from '../../auth/access';
-import { ConfirmButton, Empty, ErrorBanner } from '../../ui/widgets';
+import { ActionsHeader, ConfirmButton, Empty, ErrorBanner } from '../../ui/widgets';
 import type { VpnPeer } from './vpn-types';
+import { TableFrame } from '../../ui/table-frame';
 
 export function PeerList({ peers, onDelete }: { peers: readonly VpnPeer[]; onDelete: (peer: VpnPeer) => Promise<void> }) {
   const { error, guard } = useActionError();
@@ -12,8 +13,8 @@ export function PeerList({ peers, onDelete }: { peers: readonly VpnPeer[]; onDel
   return (
     <>
       <ErrorBanner error={error} />
-      <div className="table-wrap">
-        <table className="peer-table">
+      <TableFrame label="WireGuard peers">
+        <table className="peer-table stack">
           <thead>
             <tr>
               <th>Name</th>
@@ -23,21 +24,19 @@ export function PeerList({ peers, onDelete }: { peers: readonly VpnPeer[]; onDel
               <th>Endpoint</th>
               <th>Server</th>
               <th>Public key</th>
-              <th>
-                <span className="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>
             {peers.map((peer) => (
               <tr key={peer.uuid} data-testid="vpn-peer-row">
-                <td className="peer-name">{peer.name}</td>
-                <td className="mono">{peer.tunnel_address}</td>
-                <td className="mono">{peer.allowed_ips}</td>
-                <td className="mono">{peer.dns ?? <span className="muted">–</span>}</td>
-                <td className="mono">{peer.endpoint ?? <span className="muted">–</span>}</td>
-                <td>{peer.server_name}</td>
-                <td>
+                <td data-label="Name" className="peer-name">{peer.name}</td>
+                <td data-label="Tunnel address" className="mono">{peer.tunnel_address}</td>
+                <td data-label="Allowed IPs" className="mono">{peer.allowed_ips}</td>
+                <td data-label="DNS" className="mono">{peer.dns ?? <span className="muted">–</span>}</td>
+                <td data-label="Endpoint" className="mono">{peer.endpoint ?? <span className="muted">–</span>}</td>
+                <td data-label="Server">{peer.server_name}</td>
+                <td data-label="Public key">
                   <abbr className="mono" title={peer.public_key}>
                     {peer.public_key.length > 12 ? `${peer.public_key.slice(0, 12)}…` : peer.public_key}
                   </abbr>
@@ -51,7 +50,7 @@ export function PeerList({ peers, onDelete }: { peers: readonly VpnPeer[]; onDel
             ))}
           </tbody>
         </table>
-      </div>
+      </TableFrame>
     </>
   );
 }

@@ -1,0 +1,110 @@
+// A console with everything a technician's day shows (issue 57's audit ran on demo data like this): a
+// customer with agents of the three platforms reporting the shared fixtures, open alerts, a recurring
+// task that has run, an open tunnel, a VPN peer, a second user, API keys, stored firmware, WAU list
+// entries, a script, a command in the history and a bulk action. Returns every page to visit.
+import { expect, vi } from 'vitest';
+import { fixtureText } from './fixtures.js';
+import { adminToken, bearer, createCustomer, createKey } from './identity.js';
+import type { LiveAgent, LiveServer } from './live-agent.js';
+import { TunnelTargets } from './tunnels.js';
+
+export interface SeededConsole {
+  /** Every page of the console by name (agent tabs as `<platform>-<tab>`), in visiting order. */
+  pages: Array<{ name: string; path: string }>;
+  agents: { firewall: LiveAgent; hypervisor: LiveAgent; windows: LiveAgent };
+  token: string;
+  close(): Promise<void>;
+}
+
+/** A fixture heartbeat's system data, without the fields the reference agent sends itself. */
+export function fixtureSystem(file: string): Record<string, unknown> {
+  const { agent_id: _id, platform: _platform, ...system } = JSON.parse(fixtureText(file)) as Record<string, unknown>;
+  return system;
+}
+
+export async function seedConsole(server: LiveServer, password: string): Promise<SeededConsole> {
+  const token = await adminToken(server, 'admin', password);
+  const admin = bearer(token);
+  const call = async (method: 'POST' | 'PUT', url: string, payload: object) => {
+    const res = await server.app.inject({ method, url: `/api/v1${url}`, headers: admin, payload });
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+    return res.json() as Record<string, unknown>;
+  };
+  const customer = await createCustomer(server.app, token, '10001', 'Bäckerei Sonnenschein GmbH');
+  const key = (await createKey(server.app, admin, 'agent')).key;
+  await createKey(server.app, admin, 'read', customer.id);
+  await call('POST', '/users', { username: 'techniker', password: 'techniker-pass-1' });
+
+  // A threshold every fixture crosses, at once: open alerts on every agent.
+  await call('POST', '/alert-rules', { name: 'Disk over 2 %', kind: 'metric_threshold', params: { metric: 'disk_used_percent', operator: '>', threshold: 2, for_seconds: 0 } });
+  const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json') });
+  const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json') });
+  const windows = await server.startAgent(key, { name: 'ws-buchhaltung-01', hostname: 'WS-BUCHHALTUNG-01', platform: 'windows', collectSystem: () => fixtureSystem('heartbeat-windows.json') });
+  for (const agent of [firewall, hypervisor, windows]) {
+    await agent.agent.sendHeartbeat();
+    await call('PUT', `/agents/${agent.id}/customer`, { customer_id: customer.id });
+  }
+
+  const openAlerts = async () => (await server.app.inject({ method: 'GET', url: '/api/v1/alerts?state=firing', headers: admin })).json<unknown[]>().length;
+  await vi.waitFor(async () => expect(await openAlerts()).toBeGreaterThanOrEqual(3), { timeout: 15_000, interval: 250 });
+
+  const task = await call('POST', '/tasks', { agent_id: firewall.id, kind: 'exec', params: { command: 'uptime' }, cron: '0 3 * * *', name: 'Nightly uptime' });
+  await call('POST', `/tasks/${String(task.id)}/run`, {});
+  const upload = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/firmware/upload?platform=freebsd&version=25.7.9',
+    headers: { ...admin, 'content-type': 'application/octet-stream' },
+    payload: Buffer.alloc(4096, 7),
+  });
+  expect(upload.statusCode, upload.body).toBe(201);
+  await call('POST', `/customers/${customer.id}/wau/rules`, { action: 'allow', package_id: 'Mozilla.Firefox', display_name: 'Mozilla Firefox' });
+  await call('POST', `/customers/${customer.id}/wau/rules`, { action: 'block', package_id: 'Oracle.JavaRuntimeEnvironment', display_name: 'Java 8' });
+  await call('POST', `/agents/${firewall.id}/vpn/peers`, { name: 'Laptop Außendienst' });
+  const targets = new TunnelTargets();
+  await call('POST', `/agents/${firewall.id}/tunnel`, { target_host: '127.0.0.1', target_port: await targets.echo() });
+  await call('POST', '/scripts', { name: 'Disk report', description: 'df for the technician', shell: 'sh', body: 'df -h "$MOUNT"', parameters: [{ name: 'MOUNT', default: '/' }], platforms: ['linux', 'freebsd'] });
+  const exec = await call('POST', `/agents/${hypervisor.id}/exec`, { command: 'echo "Filesystem Size Used Avail Use% Mounted on"' });
+  const bulk = await call('POST', '/bulk-actions', { action: 'update_check', target: { customer_id: customer.id } });
+
+  const pages = [
+    { name: 'fleet', path: '/' },
+    { name: 'agents', path: '/agents' },
+    { name: 'alerts', path: '/alerts' },
+    { name: 'alerts-history', path: '/alerts/history' },
+    { name: 'alerts-rules', path: '/alerts/rules' },
+    { name: 'alerts-channels', path: '/alerts/channels' },
+    { name: 'alerts-maintenance', path: '/alerts/maintenance' },
+  ];
+  const tabs: Record<string, string[]> = {
+    firewall: ['overview', 'metrics', 'events', 'backups', 'tunnels', 'vpn', 'actions', 'history'],
+    hypervisor: ['overview', 'metrics', 'events', 'tunnels', 'actions', 'history'],
+    windows: ['overview', 'metrics', 'events', 'tunnels', 'actions', 'history'],
+  };
+  for (const [platform, agent] of [['firewall', firewall], ['hypervisor', hypervisor], ['windows', windows]] as const) {
+    for (const tab of tabs[platform]!) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}` });
+  }
+  pages.push(...sitePages({ customerId: customer.id, taskId: Number(task.id), historyId: Number(exec.history_id), bulkId: Number(bulk.id) }));
+  return { pages, agents: { firewall, hypervisor, windows }, token, close: () => targets.close() };
+}
+
+/** The console's pages besides the fleet, the lists of agents and alerts and the agent tabs, for the ids given. */
+export function sitePages(ids: { customerId: number; taskId: number; historyId: number; bulkId: number }): Array<{ name: string; path: string }> {
+  return [
+    { name: 'customers', path: '/customers' },
+    { name: 'customer', path: `/customers/${ids.customerId}` },
+    { name: 'tasks', path: '/tasks' },
+    { name: 'task', path: `/tasks/${ids.taskId}` },
+    { name: 'firmware', path: '/firmware' },
+    { name: 'users', path: '/users' },
+    { name: 'keys', path: '/keys' },
+    { name: 'audit', path: '/audit' },
+    { name: 'settings', path: '/settings' },
+    { name: 'account', path: '/account' },
+    { name: 'terminal', path: '/terminal' },
+    { name: 'scripts', path: '/scripts' },
+    { name: 'scripts-history', path: '/scripts/history' },
+    { name: 'history-entry', path: `/scripts/history/${ids.historyId}` },
+    { name: 'scripts-bulk', path: '/scripts/bulk' },
+    { name: 'bulk-action', path: `/bulk/${ids.bulkId}` },
+  ];
+}
