@@ -5,11 +5,15 @@ import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-export async function waitFor(what, attempt, { timeoutMs = 60_000, intervalMs = 250, alive = () => true } = {}) {
+/** Polls `attempt` until it gives a value; `process` (optional) ends the wait when it exits, saying how. */
+export async function waitFor(what, attempt, { timeoutMs = 60_000, intervalMs = 250, process: watched } = {}) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
-    if (!alive()) throw new Error(`${what}: the process exited`);
+    if (watched && !watched.running()) {
+      await watched.exited;
+      throw new Error(`${what}: the process ended (${watched.ending()})`);
+    }
     try {
       const value = await attempt();
       if (value !== undefined && value !== false) return value;

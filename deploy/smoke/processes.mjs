@@ -55,12 +55,17 @@ export function startProcess({ name, command, cwd, env, user, logFile }) {
   const child = spawn(file, args, { cwd, env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: user.home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  // After the process's output has reached its log file ('close' follows the end of its streams; the
+  // log's 'finish' its last write), so a failure's report shows the process's last words.
+  const logged = new Promise((resolve) => log.once('finish', resolve));
+  const exited = new Promise((resolve) => child.once('close', (code, signal) => resolve(code ?? signal))).then(async (end) => (await logged, end));
   return {
     name,
     logFile,
     exited,
     running: () => child.exitCode === null && child.signalCode === null,
+    /** How it ended, for a report: "exit code 1" or "signal SIGTERM" (null while it runs). */
+    ending: () => (child.signalCode ? `signal ${child.signalCode}` : child.exitCode !== null ? `exit code ${child.exitCode}` : null),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -53,7 +53,7 @@ function start(name, command, extraEnv = {}) {
 
 async function startServer(name) {
   const server = start(name, image.command);
-  await waitFor(`${name}: /readyz`, async () => (await request(`${base}/readyz`)).status === 200, { alive: server.running, timeoutMs: 120_000 });
+  await waitFor(`${name}: /readyz`, async () => (await request(`${base}/readyz`)).status === 200, { process: server, timeoutMs: 120_000 });
   return server;
 }
 
@@ -82,11 +82,11 @@ try {
     const listed = await waitFor('the agent registered with a heartbeat', async () => {
       const agents = (await request(`${base}/api/v1/agents?limit=100`, { token })).json;
       return (Array.isArray(agents) ? agents : agents?.items ?? []).find((a) => a.hostname && a.last_heartbeat && a.status === 'online');
-    }, { alive: agent.running });
+    }, { process: agent });
     const answer = await waitFor('exec answered', async () => {
       const res = await request(`${base}/api/v1/agents/${listed.id}/exec`, { method: 'POST', token, body: { command: 'echo agent-$((6*7))', timeout: 10 } });
       return res.status === 200 ? res.json : undefined;
-    }, { alive: agent.running, timeoutMs: 30_000 });
+    }, { process: agent, timeoutMs: 30_000 });
     if (answer.exit_code !== 0 || answer.stdout.trim() !== 'agent-42') throw new Error(`exec answered ${JSON.stringify(answer)}`);
     await agent.stop();
     return `agent ${listed.id} (${listed.hostname}), exec stdout "${answer.stdout.trim()}"`;
@@ -94,7 +94,7 @@ try {
   await step('the call-status service starts with the compose command and answers a call start', async () => {
     const callstatus = start('callstatus', composeCommand(path.join(ROOT, 'docker-compose.yml'), 'callstatus'));
     const cs = `http://127.0.0.1:${callstatusPort}`;
-    await waitFor('call-status: GET /', async () => (await request(`${cs}/`)).status === 200, { alive: callstatus.running, timeoutMs: 120_000 });
+    await waitFor('call-status: GET /', async () => (await request(`${cs}/`)).status === 200, { process: callstatus, timeoutMs: 120_000 });
     const wled = await startWled();
     const answer = await checkCallStart(cs, callstatusToken, wled).finally(() => wled.close());
     const code = await callstatus.stop();
