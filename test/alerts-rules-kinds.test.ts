@@ -107,7 +107,8 @@ describe('task_failed', () => {
     const agentId = await rig.newAgent('task-host');
     const ruleId = await rig.rule({ name: 'Task failures', kind: 'task_failed', agent_id: agentId });
     const warningsOnly = await rig.rule({ name: 'Task warnings', kind: 'task_failed', agent_id: agentId, params: { statuses: ['completed_with_warning'] } });
-    const created = await rig.call<{ id: number }>('POST', '/tasks', { agent_id: agentId, kind: 'exec', name: 'Nightly cleanup', params: { command: 'echo hi' } });
+    // No wait for the agent (agent_wait_timeout 0): the run ends in error at once.
+    const created = await rig.call<{ id: number }>('POST', '/tasks', { agent_id: agentId, kind: 'exec', name: 'Nightly cleanup', params: { command: 'echo hi' }, agent_wait_timeout: 0 });
     expect(created.status).toBe(201);
     const taskId = created.body.id;
     await vi.waitFor(async () => {

@@ -17,7 +17,7 @@ const clock = new FakeClock('2026-11-30T09:00:00Z');
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock });
+  t = await buildTestApp({ clock, env: { PUBLIC_URL: ORIGIN } }); // passkeys are made only with PUBLIC_URL set
 });
 afterAll(() => t.close());
 

@@ -109,7 +109,7 @@ describe('POST /agents/{id}/backup', () => {
 
   it('is 502 AGENT_ERROR when a misbehaving agent answers without content', async () => {
     const key = (await createKey(t.app, admin, 'agent')).key;
-    const id = await t.register(key, 'fw-rogue');
+    const id = await t.register(key, 'fw-rogue', undefined, 'freebsd');
     const rogue = await t.openRaw(id, key);
     for (const data of [{}, { content: 42 }, null, { content: 'a\u0000b' }, ['<a/>']]) {
       const res = Promise.resolve(call('POST', `/agents/${id}/backup`));

@@ -123,7 +123,8 @@ describe('an installer package that unpacks to 1 GiB', () => {
         expect([got.entry.compressionMethod, got.entry.crc32, got.entry.uncompressedSize]).toEqual([e.method, e.crc, e.size]);
       }
       expect(files.get('README.txt')!.text).toBe('Run setup.exe.\r\n');
-      expect(JSON.parse(files.get('rmm-agent.json')!.text!)).toEqual({ server_url: 'https://rmm.example.net' });
+      // ws_url derived from backend_url when the setting is unset (issue 57, item 10).
+      expect(JSON.parse(files.get('rmm-agent.json')!.text!)).toEqual({ server_url: 'https://rmm.example.net', ws_url: 'wss://rmm.example.net/api/v1/agent/ws' });
     }
   });
 });

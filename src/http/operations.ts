@@ -116,6 +116,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'DELETE /api/v1/scripts/{id}': ['deleteScript'],
   'POST /api/v1/scripts/{id}/run': ['runScript'],
   'POST /api/v1/bulk-actions': ['createBulkAction'],
+  'POST /api/v1/bulk-actions/preview': ['previewBulkAction'],
   'GET /api/v1/bulk-actions': ['listBulkActions'],
   'GET /api/v1/bulk-actions/{id}': ['getBulkAction', 'The action with its counts and one result per agent; poll it to follow the action (`finished` once nothing waits or runs).'],
   'DELETE /api/v1/bulk-actions/{id}': ['cancelBulkAction'],
@@ -164,6 +165,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'GET /api/v1/alerts/summary': ['getAlertSummary', 'How many alerts are open, and how many of them are not acknowledged (the console\'s badge).'],
   'GET /api/v1/alerts/{id}': ['getAlert', 'One alert with its trail (fired, reminded, acknowledged, resolved) and its deliveries.'],
   'POST /api/v1/alerts/{id}/acknowledge': ['acknowledgeAlert'],
+  'POST /api/v1/alerts/acknowledge': ['acknowledgeAlerts'],
   'POST /api/v1/alerts/{id}/resolve': ['resolveAlert'],
 };
 

@@ -21,7 +21,8 @@ export interface LiveServer extends TestApp {
   /** Opens a raw socket as `agentId` with `key`; rejects with the HTTP status when refused. */
   openRaw(agentId: string, key: string, options?: ClientOptions): Promise<RawPeer>;
   /** Registers an agent over REST (no socket) and returns its id. */
-  register(key: string, hostname: string, agentId?: string): Promise<string>;
+  /** Registers over HTTP (no socket); `platform` linux unless given (backups are for firewalls: freebsd). */
+  register(key: string, hostname: string, agentId?: string, platform?: 'linux' | 'freebsd' | 'windows'): Promise<string>;
 }
 
 export interface LiveAgent {
@@ -123,12 +124,12 @@ export async function startLiveServer(options: TestAppOptions = {}): Promise<Liv
     });
   }
 
-  async function register(key: string, hostname: string, agentId?: string): Promise<string> {
+  async function register(key: string, hostname: string, agentId?: string, platform: 'linux' | 'freebsd' | 'windows' = 'linux'): Promise<string> {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/agent/register',
       headers: apiKey(key),
-      payload: { hostname, platform: 'linux', ...(agentId ? { agent_id: agentId } : {}) },
+      payload: { hostname, platform, ...(agentId ? { agent_id: agentId } : {}) },
     });
     expect(res.statusCode, res.body).toBe(200);
     return (res.json() as { agent_id: string }).agent_id;

@@ -29,6 +29,9 @@ export class InstanceRegistry {
   /** Since when (performance.now()) every renewal succeeded; null after a failed one. */
   #healthySince: number | null = null;
   #renewedOnce = false;
+  /** The round under way, which stop() waits for: a renewal finishing after the row's delete wrote it back. */
+  #inFlight: Promise<void> = Promise.resolve();
+  #stopped = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -43,7 +46,9 @@ export class InstanceRegistry {
     const leftovers = await reapInstances(this.db, { deadAfterMs: this.timing.deadAfterMs, self: this.instance.id });
     if (leftovers > 0) this.logger.info({ agents: leftovers }, 'closed the connections a previous run of this instance left in the presence table');
     await this.#renew();
-    this.#timer = setInterval(() => void this.#round(), this.timing.renewMs);
+    this.#timer = setInterval(() => {
+      this.#inFlight = this.#round();
+    }, this.timing.renewMs);
   }
 
   /** The leader reaps dead instances; the others only renew. */
@@ -52,13 +57,16 @@ export class InstanceRegistry {
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
     clearInterval(this.#timer);
+    await this.#inFlight;
     // Leaving cleanly: survivors need not wait for this row to age, and no agent stays listed here.
     await this.db.deleteFrom('agent_presence').where('instance_id', '=', this.instance.id).execute().catch(() => undefined);
     await this.db.deleteFrom('cluster_instances').where('id', '=', this.instance.id).execute().catch(() => undefined);
   }
 
   async #round(): Promise<void> {
+    if (this.#stopped) return;
     const renewed = await this.#renew();
     if (!renewed || !this.#leading || this.#healthySince === null) return;
     if (performance.now() - this.#healthySince < this.timing.deadAfterMs) return;

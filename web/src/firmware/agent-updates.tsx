@@ -1,7 +1,7 @@
 // Which agents are asked to update: the flag per agent (set, withdraw) and for all at once, and what each
 // one's updater last reported. The updater on the device clears the flag after updating, so the list
-// refreshes on its own. A page of 100 at a time, by name, with "Load more"; an agent that has never
-// sent a heartbeat has no updater to act on a request and offers none.
+// refreshes on its own. A page of 100 at a time, by name, with "Load more"; a pre-registered agent that has
+// never registered has no platform, so no firmware to update to, and offers no request.
 import { useState } from 'react';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
@@ -120,8 +120,8 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
                   </td>
                   <td>
                     <Allowed need="write">
-                      {agent.last_heartbeat === null && !requested(agent) ? (
-                        <span className="muted">never connected</span>
+                      {agent.platform === null && !requested(agent) ? (
+                        <span className="muted">not registered yet</span>
                       ) : requested(agent) ? (
                         <button type="button" disabled={busyId === agent.id} onClick={() => void setFlag(agent, false)}>
                           Withdraw
