@@ -115,8 +115,11 @@ describe('the agents list for technicians', { timeout: PROCESS_TEST_TIMEOUT_MS }
     const row = (await cellTexts())[2]!;
     expect(row).toEqual(['srv-2', 'fw-kunde1.example.lan', alpha.name, 'Firewall', 'online', expect.stringMatching(/Z$/), 'OPNsense 25.7.8', '10.92.65.27', '14 d 6 h', '5.0 % /', '2', 'no', '1.4.2', 'VIP, rack-1']);
     expect((await cellTexts())[3]).toEqual(expect.arrayContaining(['Proxmox VE 9.1.1', '10.80.89.127', 'needed', '1.4.2 old']));
-    // The firmware page's agents too: natural order.
+    // The firmware page's agents too: natural order, 100 at a time (the srv- agents come after the 120 bulk- ones).
     await page.goto(`${server.url}/firmware`);
+    await page.getByTestId('firmware-agent-row').first().waitFor();
+    expect(await page.getByTestId('firmware-agent-row').count()).toBe(100);
+    await page.getByTestId('load-more').click();
     const firmwareNames = () => page.getByTestId('firmware-agent-row').evaluateAll((rows) => rows.map((r) => (r as unknown as RowLike).cells[0]?.textContent));
     await expect.poll(async () => (await firmwareNames()).filter((n) => n?.startsWith('srv-')), { timeout: 20_000 }).toEqual(['srv-1', 'srv-2', 'srv-10', 'srv-100']);
   });
