@@ -41,7 +41,8 @@ const AGENT_KEY = [
   /^POST \/api\/v1\/agents\/:[^/]+\/updater-report$/,
   /^GET \/api\/v1\/customers\/:[^/]+\/wau\/(included|excluded)(_apps\.txt)?$/,
 ];
-const TERMINAL = /^GET \/api\/v1\/terminal$/;
+/** The terminal and its status (a real login only, §11: keys 401). */
+const TERMINAL = /^GET \/api\/v1\/terminal(\/status)?$/;
 /** A user's own passkeys (issue 35): signed-in users only. */
 const PASSKEYS = /^[A-Z]+ \/api\/v1\/auth\/passkeys(\/.*)?$/;
 /** Single sign-on management: like managing users, for signed-in admins only (keys 403). */
@@ -143,7 +144,7 @@ describe('read key', () => {
     expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
     const denied = gets.filter(notForKeys);
     expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
-    expect(denied).toHaveLength(9);
+    expect(denied).toHaveLength(10); // with GET /terminal/status (issue 56)
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {

@@ -119,6 +119,15 @@ describe('a signed-in user', () => {
   });
 });
 
+describe('GET /terminal/status', () => {
+  it('says the terminal is available to a signed-in user, and refuses API keys as the terminal does', async () => {
+    const ok = await s.app.inject({ method: 'GET', url: '/api/v1/terminal/status', headers: bearer(token) });
+    expect(ok.json()).toEqual({ available: true, reason: null });
+    const admin = (await createKey(s.app, bearer(token), 'admin')).key;
+    expect((await s.app.inject({ method: 'GET', url: '/api/v1/terminal/status', headers: { 'x-api-key': admin } })).statusCode).toBe(401);
+  });
+});
+
 describe('refused before the upgrade', () => {
   it('refuses API keys of any permission, even admin, with 401', async () => {
     const admin = (await createKey(s.app, bearer(token), 'admin')).key;

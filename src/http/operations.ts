@@ -122,6 +122,7 @@ export const OPERATIONS: Readonly<Record<string, Entry>> = {
   'DELETE /api/v1/bulk-actions/{id}': ['cancelBulkAction'],
   'GET /api/v1/bulk-actions/{id}/results.csv': ['getBulkActionResultsCsv'],
   'GET /api/v1/terminal': ['openTerminal'],
+  'GET /api/v1/terminal/status': ['getTerminalStatus'],
   'POST /api/v1/agents/{id}/vpn/peers': ['createVpnPeer'],
   'GET /api/v1/agents/{id}/vpn/peers': ['listVpnPeers'],
   'DELETE /api/v1/agents/{id}/vpn/peers/{uuid}': ['deleteVpnPeer'],

@@ -32,7 +32,26 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
   const sessions = new Map<number, number>(); // user id → open sessions
   const shell = shellPath(options.shell);
   const pty = await loadPty(options.loadPty);
-  if (!pty.available) app.log.error(`terminal unavailable: ${pty.reason}; the server runs without the web terminal`);
+  // A warning, not an error: the server is sound and serves everything else; one feature is off.
+  if (!pty.available) app.log.warn(`terminal unavailable: ${pty.reason}; the server runs without the web terminal`);
+
+  app.get(
+    '/terminal/status',
+    {
+      config: { access: 'session' },
+      schema: {
+        summary: 'Whether the web terminal can open here, and why not',
+        description:
+          'For the console\'s Terminal page, which asks before it opens the WebSocket (a refused upgrade reaches a browser without its status). `available` is false when the PTY module could not be loaded at start-up, and `reason` says why. Signed-in users only, as the terminal.',
+        tags: ['terminal'],
+        response: { 200: z.object({ available: z.boolean(), reason: z.string().nullable() }) },
+      },
+    },
+    async (request) => {
+      if (callerOf(request).kind !== 'user') throw new AppError('UNAUTHORIZED', 'The terminal takes a signed-in user only');
+      return pty.available ? { available: true, reason: null } : { available: false, reason: `terminal unavailable: ${pty.reason}` };
+    },
+  );
 
   app.route({
     method: 'GET',

@@ -6,7 +6,7 @@ import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import { useEffect, useRef, useState } from 'react';
 import { letTerminalStylesThroughCsp } from './csp-styles';
-import { TerminalSocket } from './terminal-socket';
+import { terminalAvailability, TerminalSocket } from './terminal-socket';
 import { TouchKeys } from './touch-keys';
 import './terminal.css';
 
@@ -35,28 +35,37 @@ export function TerminalPage() {
     term.loadAddon(fit);
     term.open(element);
     fit.fit();
-    const socket = new TerminalSocket(
-      { cols: term.cols, rows: term.rows },
-      {
-        open: () => {
-          setPhase({ kind: 'open' });
-          // The window may have changed while connecting: resizes before this were not sent.
-          socket.resize({ cols: term.cols, rows: term.rows });
-          term.focus();
+    const connect = () =>
+      new TerminalSocket(
+        { cols: term.cols, rows: term.rows },
+        {
+          open: () => {
+            setPhase({ kind: 'open' });
+            // The window may have changed while connecting: resizes before this were not sent.
+            socketRef.current?.resize({ cols: term.cols, rows: term.rows });
+            term.focus();
+          },
+          output: (bytes) => term.write(bytes),
+          instance: (id) => setInstanceId(id),
+          closed: (reason) => {
+            setPhase({ kind: 'ended', reason });
+            term.options.disableStdin = true;
+          },
         },
-        output: (bytes) => term.write(bytes),
-        instance: (id) => setInstanceId(id),
-        closed: (reason) => {
-          setPhase({ kind: 'ended', reason });
-          term.options.disableStdin = true;
-        },
-      },
-    );
-    socketRef.current = socket;
+      );
+    // Asked first: a server without its PTY module says why, and no socket is refused in the browser's log.
+    let left = false;
+    void terminalAvailability().then((unavailable) => {
+      if (left) return;
+      if (unavailable) {
+        setPhase({ kind: 'ended', reason: unavailable });
+        term.options.disableStdin = true;
+      } else socketRef.current = connect();
+    });
     setTerminal(term);
-    const input = term.onData((text) => socket.sendInput(text));
-    const binary = term.onBinary((data) => socket.sendBinary(data));
-    const resized = term.onResize((size) => socket.resize(size));
+    const input = term.onData((text) => socketRef.current?.sendInput(text));
+    const binary = term.onBinary((data) => socketRef.current?.sendBinary(data));
+    const resized = term.onResize((size) => socketRef.current?.resize(size));
     // The container follows the window (and the phone's rotation); fit() recomputes columns and rows,
     // and onResize tells the shell.
     const observer = new ResizeObserver(() => fit.fit());
@@ -66,7 +75,8 @@ export function TerminalPage() {
       input.dispose();
       binary.dispose();
       resized.dispose();
-      socket.close();
+      left = true;
+      socketRef.current?.close();
       socketRef.current = null;
       setTerminal(null);
       term.dispose();

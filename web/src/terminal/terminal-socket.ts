@@ -76,6 +76,17 @@ export class TerminalSocket {
   }
 }
 
+/** Null when the terminal can open here; else the sentence saying why not (GET /terminal/status). */
+export async function terminalAvailability(): Promise<string | null> {
+  try {
+    const status = await api<{ available: boolean; reason: string | null }>('/terminal/status');
+    return status.available ? null : `The terminal is unavailable on this server: ${(status.reason ?? '').replace(/^terminal unavailable: /, '')}.`;
+  } catch {
+    // An older server, or the terminal turned off (404): the socket's own refusal says what is wrong.
+    return null;
+  }
+}
+
 /**
  * A refused upgrade reaches the page only as close code 1006: the browser hides the HTTP status. The
  * same request without the upgrade goes through the same checks and answers with the contract's error
