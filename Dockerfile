@@ -3,7 +3,7 @@
 # production folder with deploy/production-tree.sh (the same recipe deploy/smoke.sh tests on every CI
 # run: compiled dist/ and the production dependencies), and run it as the unprivileged `node` user.
 # Data (embedded database, secrets) lives in /data.
-# No install scripts anywhere: every native module ships its binaries in its packages (README, "Install").
+# No install scripts anywhere: every native module ships its binaries in its packages (docs/getting-started.md, "Install").
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

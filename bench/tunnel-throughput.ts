@@ -23,22 +23,18 @@
 // Environment: BENCH_TUNNEL_MIB (512), BENCH_TUNNEL_RUNS (5), BENCH_BACKENDS (the first one is used;
 // default: PostgreSQL when it answers, else PGlite), BENCH_DATABASE_URL, BENCH_TUNNEL_SERVER_FLAGS (Node
 // flags for the server after its own, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`; none by default).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../test/helpers/free-port.js';
 import { backendsFrom, nodeFlags, positiveNumber } from './lib/backends.js';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
 import type { CommandServer } from './lib/command-server-child.js';
 import { startEchoLoad, type EchoLoad } from './lib/echo-load.js';
-import { ensureSocat } from './lib/ensure-socat.js';
+import { startAgentProcess, startSocatHop, stop, type Relay } from './lib/relay-processes.js';
 import { median, medianRatio } from './lib/stats.js';
 import { runWhenMain, type BenchRow, type Target } from './lib/table.js';
 
@@ -53,72 +49,6 @@ const TARGET_RATE: Target = { op: '≥', value: 0.4 };
 
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
 
-/** A relay whose CPU can be read: what one run through it cost, in CPU ms. */
-interface Relay {
-  port: number;
-  cpuMs(): Promise<number>;
-  close(): Promise<void>;
-}
-
-/** Stops a child process (SIGINT first, so the agent closes its socket) and waits for it. */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** One `socat -b 131072` hop to the target, a process per connection (its `fork` option). */
-async function startSocatHop(targetPort: number): Promise<Relay> {
-  const missing = await ensureSocat(log);
-  if (missing) throw new Error(missing);
-  const port = await freePort();
-  const child = spawn('socat', ['-b', '131072', `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `TCP:127.0.0.1:${targetPort}`], { stdio: 'ignore' });
-  const failed = once(child, 'error').then(([err]) => {
-    throw new Error(`socat: ${message(err)} (Debian: apt-get install socat)`);
-  });
-  for (let i = 0; ; i++) {
-    if (i === 50) {
-      await stop(child);
-      throw new Error('socat did not listen within 5 s');
-    }
-    const listening = await Promise.race([
-      failed,
-      new Promise<boolean>((resolve) => {
-        const probe = net.connect(port, '127.0.0.1', () => (probe.destroy(), resolve(true)));
-        probe.once('error', () => resolve(false));
-      }),
-    ]);
-    if (listening) break;
-    await sleep(100);
-  }
-  const children = `/proc/${child.pid}/task/${child.pid}/children`;
-  return {
-    port,
-    // The connections' processes count once socat has reaped them: wait until none is left.
-    async cpuMs() {
-      for (let i = 0; i < 150 && (await readFile(children, 'utf8').catch(() => '')).trim() !== ''; i++) await sleep(20);
-      return pidCpuMs(child.pid!, true);
-    },
-    close: () => stop(child),
-  };
-}
-
-/** Starts `npm run agent` against `url` and resolves once it is connected (its id from /hub/status). */
-async function startAgentProcess(url: string, agentKey: string, readKey: string, stateFile: string): Promise<{ agentId: string; child: ChildProcess }> {
-  const args = ['--import', 'tsx', 'src/agent/main.ts', '--server', url, '--name', 'bench-tunnel', '--state', stateFile, '--platform', 'linux', '--interval', '3600'];
-  const child = spawn(process.execPath, args, { env: { ...process.env, RMM_AGENT_KEY: agentKey }, stdio: 'ignore' });
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(100)) {
-    const status = (await (await fetch(`${url}/api/v1/hub/status`, { headers: { 'x-api-key': readKey } })).json()) as { agents: Array<{ agent_id: string; name?: string }> };
-    const agentId = status.agents.find((a) => a.name === 'bench-tunnel')?.agent_id ?? status.agents[0]?.agent_id;
-    if (agentId) return { agentId, child };
-  }
-  await stop(child);
-  throw new Error('the reference agent did not connect within 20 s');
-}
-
 /** The real server in its own process, a reference agent process connected to it, and a tunnel to the target. */
 async function startTunnel(backend: string, targetPort: number, serverFlags: string[]): Promise<Relay & { agentCpuMs(): Promise<number> }> {
   const agentDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-agent-'));
@@ -131,7 +61,7 @@ async function startTunnel(backend: string, targetPort: number, serverFlags: str
   };
   try {
     const started = await server.call<CommandServer>('start', { kind: 'rmm', backend });
-    const running = await startAgentProcess(started.url, started.agentKey, started.operatorKey, path.join(agentDir, 'state.json'));
+    const running = await startAgentProcess(started.url, started.agentKey, started.operatorKey, path.join(agentDir, 'state.json'), 'bench-tunnel');
     agent = running.child;
     const res = await fetch(`${started.url}/api/v1/agents/${running.agentId}/tunnel`, {
       method: 'POST',
@@ -178,7 +108,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const cpuRow = { benchmark: name, backend, unit: 'server CPU s/GiB', baselineLabel: 'one socat hop CPU s/GiB', better: 'lower' as const, target: TARGET_CPU };
 
   const load = await startEchoLoad();
-  const [tunnel, socat] = await Promise.allSettled([startTunnel(backend, load.echoPort, serverFlags), startSocatHop(load.echoPort)]);
+  const [tunnel, socat] = await Promise.allSettled([startTunnel(backend, load.echoPort, serverFlags), startSocatHop(load.echoPort, log)]);
   try {
     if (tunnel.status === 'rejected') {
       const note = `not measured: the tunnel failed to start: ${message(tunnel.reason)}`;

@@ -29,6 +29,8 @@ import pendingAgentIndex from './0026_pending_agent_index.js';
 import dropDuplicatePendingIndex from './0027_drop_duplicate_pending_index.js';
 import loginThrottle from './0028_login_throttle.js';
 import taskAgentWait from './0029_task_agent_wait.js';
+import deviceSessions from './0030_device_sessions.js';
+import agentRemoteAccess from './0031_agent_remote_access.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -62,4 +64,6 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0027_drop_duplicate_pending_index', dropDuplicatePendingIndex],
   ['0028_login_throttle', loginThrottle],
   ['0029_task_agent_wait', taskAgentWait],
+  ['0030_device_sessions', deviceSessions],
+  ['0031_agent_remote_access', agentRemoteAccess],
 ];

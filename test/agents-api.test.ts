@@ -16,7 +16,7 @@ type Customer = Awaited<ReturnType<typeof createCustomer>>;
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const AGENT_FIELDS = [
-  'agent_version', 'connected', 'created_at', 'customer_id', 'disk_used_percent', 'disk_worst_mount', 'hostname', 'id', 'last_heartbeat', 'name', 'note',
+  'agent_version', 'capabilities', 'connected', 'created_at', 'customer_id', 'disk_used_percent', 'disk_worst_mount', 'hostname', 'id', 'last_heartbeat', 'name', 'note',
   'os_name', 'os_version', 'pending_updates', 'platform', 'primary_ip', 'reboot_required', 'status', 'tags', 'update_requested', 'updater', 'uptime_seconds',
   'version_outdated',
 ];
@@ -90,6 +90,7 @@ describe('POST /agents (pre-registration)', () => {
       disk_worst_mount: null,
       pending_updates: null,
       reboot_required: null,
+      capabilities: [],
     });
   });
 

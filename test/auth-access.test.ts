@@ -55,9 +55,13 @@ const USERS_ONLY = [
   /^(GET \/api\/v1\/auth\/sessions|DELETE \/api\/v1\/auth\/sessions\/:[^/]+)$/,
   TERMINAL,
   PASSKEYS,
+  // A remote desktop is bound to the sign-in session that opens it (issue 60): keys never open one.
+  /^POST \/api\/v1\/agents\/:id\/desktop$/,
 ];
 /** GETs a read key may not call besides the users-only ones: the terminal, the agent socket (§1) and the tunnel proxy socket (§8: write/admin). */
-const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/];
+const NOT_FOR_READ_KEYS = [TERMINAL, /^GET \/api\/v1\/agent\/ws$/, /^GET \/api\/v1\/proxy\/:[^/]+$/, /^GET \/api\/v1\/agents\/:id\/shell$/, /^GET \/api\/v1\/device-sessions\/:id\/recording$/, /^GET \/api\/v1\/agents\/:id\/rdp\/:tid\/file$/];
+/** Routes for admins only (issue 59: a device shell's recording, what a technician did on a customer's machine). */
+const ADMIN_ONLY = [/^GET \/api\/v1\/device-sessions\/:id\/recording$/];
 const matches = (r: Route, patterns: RegExp[]) => patterns.some((p) => p.test(label(r)));
 /** What a key gets where it may not go: 401 at the terminal (a real login only, §11), 403 anywhere else. */
 const refusal = (r: Route) => `${label(r)} → ${TERMINAL.test(label(r)) ? '401 UNAUTHORIZED' : '403 FORBIDDEN'}`;
@@ -144,7 +148,7 @@ describe('read key', () => {
     expect(refused(await walk(allowed, apiKey(keys.read.key)))).toEqual([]);
     const denied = gets.filter(notForKeys);
     expect(await walk(denied, apiKey(keys.read.key))).toEqual(denied.map(refusal));
-    expect(denied).toHaveLength(10); // with GET /terminal/status (issue 56)
+    expect(denied).toHaveLength(13); // with GET /terminal/status (issue 56), the device shell and its recordings (issue 59), an RDP tunnel's file (issue 60)
   });
 
   it('is refused every POST, PUT and DELETE with 403 FORBIDDEN', async () => {
@@ -191,7 +195,7 @@ describe('write and admin keys', () => {
   it.each(['write', 'admin'] as const)('a key with permission %s may call everything except user management, 2FA, the terminal and registering an agent', async (p) => {
     const closed = routes().filter((r) => r.access !== 'public');
     const lines = await walk(closed, apiKey(keys[p].key));
-    const expected = closed.map((r) => (matches(r, USERS_ONLY) || matches(r, AGENT_KEY_ONLY) ? refusal(r) : 'allowed'));
+    const expected = closed.map((r) => (matches(r, USERS_ONLY) || matches(r, AGENT_KEY_ONLY) || (p === 'write' && matches(r, ADMIN_ONLY)) ? refusal(r) : 'allowed'));
     expect(against(lines, expected)).toEqual(expected);
   });
 });

@@ -1,4 +1,4 @@
-// The README's table "Who may call what" sets keys and users of the same permission side by side
+// The table "Who may call what" (docs/security.md) sets keys and users of the same permission side by side
 // (issue 57, item 7). Where they differ it says so, and this checks those rows against the server:
 // an unscoped write key changes server settings while a write user may not (nor anyone limited to a
 // customer); admin keys are made only by admin keys and admin users; only agent keys register.

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Fleet } from '../src/fleet/fleet.js';
 import { SimulatedSystem } from '../src/fleet/simulated-system.js';
 import { adminToken, bearer, createCustomer, createKey } from './helpers/identity.js';
+import { RfbViewer } from './helpers/rfb-viewer.js';
+import { openTunnel } from './helpers/tunnels.js';
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
 
 interface AgentDto {
@@ -109,6 +111,23 @@ describe('fleet simulator', () => {
     expect(added.tunnel_address).toBe('10.200.0.27/32');
     await vi.waitFor(async () => expect((await reported()).map((p) => p.uuid)).toContain(added.uuid), { timeout: 10_000 });
     expect(key(await listed())).toEqual(key(await reported()));
+  });
+
+  it("a tunnel to a simulated device's VNC port (127.0.0.1:5900) shows the fleet's test screen", async () => {
+    const f = await startFleet(2);
+    await vi.waitFor(() => expect(f.stats.connected).toBe(2), { timeout: 10_000 });
+    const [agent] = await get<AgentDto[]>('/agents');
+    const tunnel = await openTunnel(server, bearer(token), agent!.id, 5900);
+    const viewer = await RfbViewer.tcp('127.0.0.1', tunnel.proxy_port);
+    try {
+      const init = await viewer.handshake();
+      expect(init).toMatchObject({ width: 800, height: 600, name: 'simulated device' });
+      viewer.request(false, init);
+      const update = await viewer.nextUpdate();
+      expect(update.bytes).toBe(4 + 12 + 800 * 600 * 4);
+    } finally {
+      viewer.close();
+    }
   });
 
   it('an agent that goes away drops its socket and comes back with heartbeats', async () => {

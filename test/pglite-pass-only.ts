@@ -18,6 +18,8 @@ export const PGLITE_PASS_ONLY: ReadonlyArray<{ files: readonly string[]; why: st
       'test/e2e/console-agent-tabs.test.ts',
       'test/e2e/console-alerts.test.ts',
       'test/e2e/console-defects.test.ts',
+      'test/e2e/console-device-files.test.ts',
+      'test/e2e/console-device-shell.test.ts',
       'test/e2e/console-onboarding.test.ts',
       'test/e2e/console-passkeys.test.ts',
       'test/e2e/console-roles.test.ts',
@@ -30,7 +32,7 @@ export const PGLITE_PASS_ONLY: ReadonlyArray<{ files: readonly string[]; why: st
   },
   {
     why: 'the API description and a client generated from it (Spectral, openapi-typescript): the document does not depend on the database',
-    files: ['test/openapi-tooling.test.ts'],
+    files: ['test/openapi-tooling.test.ts', 'test/openapi-console-types.test.ts'],
   },
   {
     why: "the on-device updater's health checks, rollbacks and resumed downloads (agent processes); its server side is tested on both in updater.test.ts",

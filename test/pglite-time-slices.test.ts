@@ -51,3 +51,28 @@ describe.skipIf(testDbKind() !== 'pglite')('PGlite statements take turns with th
     expect(acceptedWhileRunning).toBe(CLIENTS);
   });
 });
+
+describe.skipIf(testDbKind() !== 'pglite')('a transaction begun on a closed embedded database', () => {
+  it('fails at once with the reason, leaving no unhandled rejection and no caller waiting (CI saw both at a stop)', async () => {
+    const pglite = await PGlite.create(await pgliteArtifacts());
+    const handle = wrapPglite(pglite, 'closed test');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      // The instance closes while the transaction waits for its turn (the slice is used up, so it yields
+      // once first), as a stopping server's database does under late work.
+      await sql`select 1`.execute(handle.db);
+      const sliceEnd = performance.now() + 5;
+      while (performance.now() < sliceEnd); // use the slice up
+      const attempt = handle.db.transaction().execute(async (trx) => sql`select 1`.execute(trx));
+      const closing = pglite.close();
+      await expect(attempt).rejects.toThrow(/clos/);
+      await closing;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }, 60_000);
+});

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { adminToken, apiKey, bearer, createCustomer, createKey } from './helpers/identity.js';
 import { expectError } from './helpers/assertions.js';
+import { DEVICE_SETTING_DEFAULTS } from '../src/modules/settings/device-settings.js';
 
 let t: TestApp;
 let token: string;
@@ -33,15 +34,15 @@ describe('settings', () => {
   it('are all null on a new installation', async () => {
     const res = await getSettings();
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null, passwordless_login: false });
+    expect(res.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null, passwordless_login: false, ...DEVICE_SETTING_DEFAULTS });
   });
 
   it('store an https backend_url and a wss ws_url', async () => {
     const payload = { backend_url: 'https://rmm.example.com', ws_url: 'wss://rmm.example.com/api/v1/agent/ws' };
     const res = await putSettings(payload);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null, passwordless_login: false });
-    expect((await getSettings()).json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null, passwordless_login: false });
+    expect(res.json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null, passwordless_login: false, ...DEVICE_SETTING_DEFAULTS });
+    expect((await getSettings()).json()).toEqual({ ...payload, installer_api_key: null, webhook_secret: null, passwordless_login: false, ...DEVICE_SETTING_DEFAULTS });
   });
 
   it.each([
@@ -119,7 +120,7 @@ describe('settings', () => {
       webhook_secret: WEBHOOK_SECRET,
     };
     expect((await putSettings(full)).statusCode).toBe(200);
-    const expected = { ...full, installer_api_key: agentKey.key_hint, webhook_secret: '…XYZ9', passwordless_login: false };
+    const expected = { ...full, installer_api_key: agentKey.key_hint, webhook_secret: '…XYZ9', passwordless_login: false, ...DEVICE_SETTING_DEFAULTS };
 
     const partial = await putSettings({ ws_url: 'wss://ws.example.net/agent' });
     expect(partial.json()).toEqual({ ...expected, ws_url: 'wss://ws.example.net/agent' });
@@ -134,7 +135,7 @@ describe('settings', () => {
     expect(rows).not.toHaveProperty('webhook_secret');
 
     const empty = await putSettings({ ws_url: null, installer_api_key: null });
-    expect(empty.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null, passwordless_login: false });
+    expect(empty.json()).toEqual({ backend_url: null, ws_url: null, installer_api_key: null, webhook_secret: null, passwordless_login: false, ...DEVICE_SETTING_DEFAULTS });
   });
 });
 
@@ -156,5 +157,22 @@ describe('who may use settings', () => {
     expectError(await getSettings(apiKey(scoped.key)), 403, 'FORBIDDEN');
     expectError(await putSettings({ backend_url: 'https://evil.example.com' }, apiKey(scoped.key)), 403, 'FORBIDDEN');
     expect((await getSettings()).json()).toEqual(before);
+  });
+});
+
+describe('device session settings (issue 59)', () => {
+  it('change one at a time, keep the others, refuse values out of range, and audit turning recording off', async () => {
+    const res = await putSettings({ device_recording: false, device_idle_minutes: 5 });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ device_recording: false, device_idle_minutes: 5, device_shells_per_agent: DEVICE_SETTING_DEFAULTS.device_shells_per_agent });
+    const before = (await getSettings()).json();
+    for (const bad of [{ device_idle_minutes: 0 }, { device_shells_per_agent: 1.5 }, { device_recording: 'no' }, { device_upload_max_bytes: -1 }]) {
+      expectError(await putSettings(bad), 400, 'VALIDATION_ERROR');
+    }
+    expect((await getSettings()).json()).toEqual(before);
+    const audit = await t.app.inject({ method: 'GET', url: '/api/v1/audit?action=settings.update', headers: auth });
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect(JSON.stringify(audit.json())).toContain('device_recording=false');
+    await putSettings({ device_recording: true, device_idle_minutes: DEVICE_SETTING_DEFAULTS.device_idle_minutes });
   });
 });

@@ -9,22 +9,13 @@ import { ACCESS_TOKEN_SECONDS } from '../src/modules/auth/tokens.js';
 import { FakeClock } from '../src/platform/clock.js';
 import { adminToken, bearer, createKey, login, seedUser } from './helpers/identity.js';
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
+import { processGone, refusalOf, typeInto } from './helpers/terminal-socket.js';
+import { trackedSockets } from './helpers/ws-sockets.js';
 
 const clock = new FakeClock(new Date());
 /** Every socket a test opened: closed after each test, so a failed test does not hold sessions. */
-const sockets = new Set<WebSocket>();
-afterEach(async () => {
-  await Promise.all(
-    [...sockets].map((ws) => {
-      sockets.delete(ws);
-      if (ws.readyState === WebSocket.CLOSED) return undefined;
-      return new Promise((resolve) => {
-        ws.once('close', resolve);
-        ws.close();
-      });
-    }),
-  );
-});
+const sockets = trackedSockets();
+afterEach(() => sockets.closeAll());
 let s: LiveServer;
 let token: string;
 
@@ -45,24 +36,9 @@ function openTerminal(query: string, headers: Record<string, string> = {}): Prom
     ws.once('error', reject);
   });
 }
-const refusal = (query: string, headers: Record<string, string> = {}) =>
-  openTerminal(query, headers).then(
-    ({ ws }) => {
-      ws.close();
-      return { status: 101, code: 'OPENED' };
-    },
-    (err: { status: number; body: string }) => ({ status: err.status, code: (JSON.parse(err.body) as { code: string }).code }),
-  );
-const type = (ws: WebSocket, text: string) => ws.send(Buffer.from(text, 'utf8'));
+const refusal = (query: string, headers: Record<string, string> = {}) => refusalOf(openTerminal(query, headers));
+const type = typeInto;
 
-const processGone = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-};
 
 beforeAll(async () => {
   s = await startLiveServer({ clock, env: { TERMINAL_SHELL: '/bin/sh' } });

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Updater, type CheckOutcome, type UpdaterOptions } from '../src/agent/updater/updater.js';
 import { FakeClock } from '../src/platform/clock.js';
-import { agentOf, agentScript, createDevice, driveClock, driveClockUntil, requestUpdate, uploadFirmware, type Behaviour, type Device, type UpdaterServer, startUpdaterServer } from './helpers/updater-rig.js';
+import { agentOf, agentScript, createDevice, driveClock, driveClockUntil, driveClockWithHeartbeats, requestUpdate, uploadFirmware, type Behaviour, type Device, type UpdaterServer, startUpdaterServer } from './helpers/updater-rig.js';
 
 let server: UpdaterServer;
 let versions = 0;
@@ -118,8 +118,9 @@ describe('a restarted updater during the health check', () => {
 
     const t1 = clock.now().getTime();
     const second = start();
-    // Pauses long enough for the agent's real heartbeats (every 200 ms) to show between steps.
-    expect(await driveClock(clock, second.outcome, 5_000, 250), logs.join('\n')).toMatchObject({ result: 'updated' });
+    // Each step waits for a real heartbeat of the agent (every 200 ms), so every poll sees a new one.
+    const lastHeartbeat = async () => (await agentOf(server.live, server.admin, options.agentId)).last_heartbeat;
+    expect(await driveClockWithHeartbeats(clock, second.outcome, 5_000, lastHeartbeat), logs.join('\n')).toMatchObject({ result: 'updated' });
     expect(logs.join('\n')).toMatch(/its health window of 60 s has \d+ s left/);
     // A full window again would be 60 s; it needed what was left (and a heartbeat seen since the restart).
     expect(since(t1)).toBeLessThan(60_000);

@@ -4,7 +4,7 @@
 // and puts the file name before the query: `"$($parts[0])/included_apps.txt?$($parts[1])"`. It sends no
 // headers of its own (System.Net.WebClient), and downloads again only when the list's Last-Modified,
 // formatted to the second, is later than its local copy's write time. These tests build the URL from
-// the README's ListPath exactly so, request it over a real socket, and follow WAU's decision.
+// the guide's ListPath (docs/wau.md) exactly so, request it over a real socket, and follow WAU's decision.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -13,16 +13,16 @@ import { adminToken, bearer, createCustomer, createKey } from './helpers/identit
 import { startLiveServer, type LiveServer } from './helpers/live-agent.js';
 
 /**
- * The README's ListPath line (winget-autoupdate section), placeholders and all: the line in the README's
- * code block that starts with https:// and names `/wau?api_key=`, read from the README itself, so the
- * line operators copy is the line tested.
+ * The guide's ListPath line (docs/wau.md), placeholders and all: the line in the page's code block that
+ * starts with https:// and names `/wau?api_key=`, read from the page itself, so the line operators copy
+ * is the line tested.
  */
-const README_LIST_PATH = readmeListPath();
+const GUIDE_LIST_PATH = guideListPath();
 
-function readmeListPath(): string {
-  const readme = readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
-  const lines = readme.split('\n').filter((line) => /^https:\/\/.+\/wau\?api_key=.+$/.test(line));
-  if (lines.length !== 1) throw new Error(`the README should have exactly one ListPath line, found ${lines.length}`);
+function guideListPath(): string {
+  const guide = readFileSync(path.join(import.meta.dirname, '..', 'docs', 'wau.md'), 'utf8');
+  const lines = guide.split('\n').filter((line) => /^https:\/\/.+\/wau\?api_key=.+$/.test(line));
+  if (lines.length !== 1) throw new Error(`docs/wau.md should have exactly one ListPath line, found ${lines.length}`);
   return lines[0]!;
 }
 
@@ -79,7 +79,7 @@ beforeAll(async () => {
   otherCustomer = (await createCustomer(live.app, token, 'WAU-2')).id;
   key = (await createKey(live.app, admin, 'agent', customer)).key;
   otherKey = (await createKey(live.app, admin, 'agent', otherCustomer)).key;
-  listPath = README_LIST_PATH.replace('https://rmm.example.net', live.url).replace('<customer id>', String(customer)).replace('<agent key>', key);
+  listPath = GUIDE_LIST_PATH.replace('https://rmm.example.net', live.url).replace('<customer id>', String(customer)).replace('<agent key>', key);
 });
 afterAll(() => live.close());
 
@@ -88,9 +88,9 @@ const addRule = async (customerId: number, action: 'allow' | 'block', packageId:
   expect(res.statusCode, res.body).toBe(201);
 };
 
-describe('the lists at the URLs winget-autoupdate builds from the README ListPath', () => {
-  it('reads the README\'s ListPath line, the one operators copy', () => {
-    expect(README_LIST_PATH).toBe('https://rmm.example.net/api/v1/customers/<customer id>/wau?api_key=<agent key>');
+describe('the lists at the URLs winget-autoupdate builds from the ListPath of docs/wau.md', () => {
+  it('reads the ListPath line of docs/wau.md, the one operators copy', () => {
+    expect(GUIDE_LIST_PATH).toBe('https://rmm.example.net/api/v1/customers/<customer id>/wau?api_key=<agent key>');
   });
 
   it('puts the file name before the query, and both lists answer there byte for byte', async () => {

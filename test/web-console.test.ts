@@ -37,7 +37,8 @@ describe('the built console', () => {
     expect(res.body.replace(/<meta name="csp-nonce"[^>]*>/, '')).toBe(INDEX);
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("script-src 'self';");
+    // WebAssembly for the session player, and nothing more: no eval(), no script from elsewhere.
+    expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval';");
     expect(csp).toContain(`style-src 'self' 'nonce-${nonce}';`);
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
@@ -47,7 +48,9 @@ describe('the built console', () => {
     expect(again.body).toContain('<meta name="csp-nonce"');
     expect(again.body).not.toContain(nonce);
     // Assets keep the policy without any nonce.
-    expect((await t.app.inject({ method: 'GET', url: '/assets/app-3f2a.js' })).headers['content-security-policy']).toContain("style-src 'self';");
+    const assetPolicy = (await t.app.inject({ method: 'GET', url: '/assets/app-3f2a.js' })).headers['content-security-policy'];
+    expect(assetPolicy).toContain("style-src 'self';");
+    expect(assetPolicy).toContain("script-src 'self';");
   });
 
   it('serves hashed assets compressed and cacheable for good, and answers 304 to a matching etag', async () => {

@@ -1,5 +1,5 @@
 // The servers of the command round trip (bench/command-roundtrip.ts; the real one also serves
-// bench/tunnel-throughput.ts), each in a process of its own so that its CPU is its own: the real RMM server on a fresh database at the production log configuration,
+// bench/tunnel-throughput.ts, bench/device-files.ts and bench/remote-desktop.ts), each in a process of its own so that its CPU is its own: the real RMM server on a fresh database at the production log configuration,
 // with one registered agent and an operator key; or the baseline, a bare Fastify route that forwards the
 // request body over a bare `ws` socket to whoever connected and answers with the echo. The benchmark
 // process holds the agent's end of the socket and sends the HTTP requests.
@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { writeSettings } from '../../src/modules/settings/settings.repo.js';
 import { openBackend } from './backends.js';
 import { serveRpcWhenForked } from './child-rpc.js';
 import type { Backend } from './databases.js';
@@ -24,15 +25,17 @@ export interface CommandServer {
   agentKey: string;
   operatorKey: string;
   location: string;
+  /** A `write` user's sign-in, when started with `technician`. */
+  technician?: { username: string; password: string };
 }
 
 let close: (() => Promise<void>) | undefined;
 
-async function startRmm(backend: Backend): Promise<CommandServer> {
+async function startRmm(backend: Backend, deviceApiKeys = false, technician = false): Promise<CommandServer> {
   const db = await openBackend(backend, process.env);
   if (typeof db === 'string') throw new Error(db);
   const agentId = randomBytes(16).toString('hex');
-  const server = await startRmmServer(db, [agentId], { ...productionLog(), operatorKey: true }).catch(async (err: unknown) => {
+  const server = await startRmmServer(db, [agentId], { ...productionLog(), operatorKey: true, technician }).catch(async (err: unknown) => {
     await db.close();
     throw err;
   });
@@ -45,6 +48,8 @@ async function startRmm(backend: Backend): Promise<CommandServer> {
     await server.close();
     await db.close();
   };
+  // The device-files bench downloads with the operator key, which needs the setting (off by default).
+  if (deviceApiKeys) await writeSettings(db.db, { device_api_keys: 'true' }, new Date());
   return {
     url: server.url,
     execUrl: `${server.url}/api/v1/agents/${agentId}/exec`,
@@ -52,6 +57,7 @@ async function startRmm(backend: Backend): Promise<CommandServer> {
     agentKey: server.apiKey,
     operatorKey: server.operatorKey,
     location: db.location,
+    ...(server.technician ? { technician: server.technician } : {}),
   };
 }
 
@@ -87,7 +93,8 @@ async function startEcho(): Promise<CommandServer> {
 }
 
 serveRpcWhenForked({
-  start: (params: { kind: CommandServerKind; backend: Backend }) => (params.kind === 'rmm' ? startRmm(params.backend) : startEcho()),
+  start: (params: { kind: CommandServerKind; backend: Backend; deviceApiKeys?: boolean; technician?: boolean }) =>
+    params.kind === 'rmm' ? startRmm(params.backend, params.deviceApiKeys, params.technician) : startEcho(),
   /** User + system CPU of this process so far, in ms. */
   cpu: () => {
     const { user, system } = process.cpuUsage();

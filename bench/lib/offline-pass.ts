@@ -17,7 +17,7 @@ import { pino } from 'pino';
 import { createCoreServices } from '../../src/apps/server/services.js';
 import type { DbHandle } from '../../src/db/create-db.js';
 import type { Database } from '../../src/db/schema.js';
-import { createAlertingFeature } from '../../src/modules/alerts/alerting.feature.js';
+import { createAlertingFeature } from '../../src/modules/alerts/alerting.js';
 import { StatusMonitor } from '../../src/modules/monitor/status-monitor.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { createLogger } from '../../src/platform/logger.js';

@@ -25,6 +25,8 @@ export interface Server {
   apiKey: string;
   /** A key with `write` permission (commands to agents), when asked for. */
   operatorKey?: string;
+  /** A `write` user who signs in with a password (routes that refuse API keys, e.g. remote desktop), when asked for. */
+  technician?: { username: string; password: string };
   httpServer: HttpServer;
   close(): Promise<void>;
 }
@@ -58,7 +60,7 @@ export function hasAgentEndpoints(app: FastifyInstance): boolean {
 export async function startRmmServer(
   db: DbHandle,
   agentIds: readonly string[],
-  options: { logLevel?: string; logDestination?: DestinationStream; operatorKey?: boolean } = {},
+  options: { logLevel?: string; logDestination?: DestinationStream; operatorKey?: boolean; technician?: boolean } = {},
 ): Promise<Server | undefined> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-'));
   const level = options.logLevel ?? 'silent';
@@ -83,8 +85,10 @@ export async function startRmmServer(
     const admin = { kind: 'user' as const, userId: 0, username: 'bench', role: 'admin' as const, customerIds: null };
     const { key } = await services.apiKeys.create(admin, { name: 'bench', permissions: 'agent' });
     const operatorKey = options.operatorKey ? (await services.apiKeys.create(admin, { name: 'operator', permissions: 'write' })).key : undefined;
+    const technician = options.technician ? { username: 'bench-technician', password: randomBytes(18).toString('base64url') } : undefined;
+    if (technician) await services.users.create({ ...technician, role: 'write' });
     await registerAgents(app, key, agentIds);
-    return { url: await listen(app), apiKey: key, ...(operatorKey ? { operatorKey } : {}), httpServer: app.server, close };
+    return { url: await listen(app), apiKey: key, ...(operatorKey ? { operatorKey } : {}), ...(technician ? { technician } : {}), httpServer: app.server, close };
   } catch (err) {
     await close();
     throw err;

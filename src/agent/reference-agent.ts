@@ -16,7 +16,11 @@ import { heartbeatDocument } from './heartbeat-document.js';
 import { reconnectWindowMs } from './reconnect-delay.js';
 import { agentSocketUrl, ServerApi, ServerError, type HeartbeatAnswer } from './server-api.js';
 import { SystemInfoCollector } from './system-info.js';
-import { TunnelSessions } from './tunnel-sessions.js';
+import { TunnelSessions, type TunnelSessionsOptions } from './tunnel-sessions.js';
+import { AgentStreams } from './device-streams.js';
+import { loadShellSupport, PTY_COMMANDS } from './device/pty-shell.js';
+import { loadPty, type PtyLoader } from '../modules/terminal/pty-module.js';
+import { CAPABILITY_COMMANDS, DEVICE_CAPABILITIES } from '../modules/agent-hub/device-protocol.js';
 
 export const AGENT_VERSION = '1.0.0';
 export const DEFAULT_BACKUP_FILE = fileURLToPath(new URL('./assets/sample-config.xml', import.meta.url));
@@ -52,6 +56,16 @@ export interface ReferenceAgentOptions {
   agentVersion?: string;
   /** Commands answered as unknown, as an agent version that predates them would (tests of the server's fallbacks). */
   withoutCommands?: AgentCommand[];
+  /** Loads the PTY library of the device shell (the real one, once per process, by default); tests make it fail. */
+  loadPty?: PtyLoader;
+  /**
+   * Handlers of the device commands (issue 59) that replace ALL the real ones: the fleet simulator's
+   * agents answer from their simulated device and must never list, kill or read anything of the host.
+   * A device command missing here is unknown to the agent (and its capability is not announced).
+   */
+  deviceHandlers?: Partial<CommandTable>;
+  /** Rewrites a tunnel's target (see TunnelSessionsOptions.tunnelTargets). */
+  tunnelTargets?: TunnelSessionsOptions['tunnelTargets'];
 }
 
 export interface ReferenceAgentEvents {
@@ -78,7 +92,9 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   private readonly abort = new AbortController();
   private readonly api: ServerApi;
   private readonly socket: AgentSocket;
-  private readonly tunnels = new TunnelSessions({ log: (line) => this.log(line) });
+  private readonly tunnels: TunnelSessions;
+  /** Device sessions' streams (shell, file transfers) on the current socket. */
+  private readonly streams = new AgentStreams((line) => this.log(line));
   private readonly collect: () => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** This machine's data, when no collectSystem was given. */
   private readonly collector: SystemInfoCollector | null;
@@ -102,7 +118,12 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.hostname = options.hostname ?? os.hostname();
     this.intervalMs = options.heartbeatIntervalMs ?? 60_000;
     this.log = options.log ?? (() => undefined);
+    this.tunnels = new TunnelSessions({ log: (line) => this.log(line), ...(options.tunnelTargets ? { tunnelTargets: options.tunnelTargets } : {}) });
     this.commands = { ...commandHandlers };
+    if (options.deviceHandlers) {
+      for (const name of Object.values(CAPABILITY_COMMANDS).flat()) delete this.commands[name as AgentCommand];
+      Object.assign(this.commands, options.deviceHandlers);
+    }
     for (const name of options.withoutCommands ?? []) delete this.commands[name];
     this.api = new ServerApi(options.serverUrl, options.apiKey, this.abort.signal);
     const collector = options.collectSystem ? null : new SystemInfoCollector();
@@ -116,8 +137,15 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       silenceTimeoutMs: options.silenceTimeoutMs ?? 90_000,
       beforeConnect: () => (this.needsRegistration ? this.register() : Promise.resolve()),
       onText: (text) => void this.handleText(text),
-      onBinary: (data) => this.tunnels.handleBinary(data),
-      onOpen: (ws) => this.tunnels.attach(ws),
+      onBinary: (data) => {
+        if (!this.streams.handleBinary(data)) this.tunnels.handleBinary(data);
+      },
+      onOpen: (ws) => {
+        this.tunnels.attach(ws);
+        this.streams.attach(ws);
+        // First on every socket: what this agent can do beyond the spec's commands (issue 59).
+        ws.send(JSON.stringify({ type: 'hello', capabilities: this.capabilities(), agent_version: this.options.agentVersion ?? AGENT_VERSION }));
+      },
       onEvent: (event) => this.onSocketEvent(event),
     });
   }
@@ -143,7 +171,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     if (this.started) throw new Error('agent already started');
     this.started = true;
     // The first CPU reading now: the first heartbeat reports the load since then, not since boot.
-    await Promise.all([this.collector?.prime(), this.binary?.current()]);
+    await Promise.all([this.collector?.prime(), this.binary?.current(), this.shellSupport()]);
     this.store = await DeviceStateStore.open(this.options.stateFile, { platform: this.platform, node: this.hostname, ...(this.options.seedPeers ? { seedPeers: this.options.seedPeers } : {}) });
     this.id = this.options.agentId ?? this.store.agentId;
     await this.registerWithRetry();
@@ -263,6 +291,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       scheduleReboot: (delay) => this.scheduleReboot(delay),
       now: () => new Date(),
       tunnels: this.tunnels,
+      streams: this.streams,
     };
     const result = await dispatchText(text, ctx, this.commands);
     if (result.kind === 'dropped') {
@@ -274,6 +303,20 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.log(`command ${result.command} (${frame.id}) ${frame.success ? 'ok' : `failed: ${error}`}`);
     if (!this.socket.send(result.text)) this.log(`answer to ${frame.id} lost: not connected`);
     this.emit('command', { id: frame.id, command: result.command, success: frame.success, ...(error !== undefined ? { error } : {}) });
+  }
+
+  /** Without its PTY library the agent has no device shell: the pty commands leave its table (and `shell` its capabilities). */
+  private async shellSupport(): Promise<void> {
+    if (!this.commands.pty_open || this.options.deviceHandlers) return; // a simulated shell needs no PTY library
+    const support = this.options.loadPty ? await loadPty(this.options.loadPty) : await loadShellSupport();
+    if (support.available) return;
+    this.log(`no device shell: ${support.reason}`);
+    for (const name of PTY_COMMANDS) delete this.commands[name];
+  }
+
+  /** The capabilities whose every command this agent answers (withoutCommands removes some). */
+  capabilities(): string[] {
+    return DEVICE_CAPABILITIES.filter((c) => CAPABILITY_COMMANDS[c].every((command) => this.commands[command as AgentCommand] !== undefined));
   }
 
   private onSocketEvent(event: SocketEvent): void {

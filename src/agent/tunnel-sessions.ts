@@ -7,7 +7,7 @@ import net from 'node:net';
 import WebSocket from 'ws';
 import { decodeTunnelFrame, tunnelFrameReads, type CommandParams } from '../modules/agent-hub/agent-protocol.js';
 import { DrainWatch } from '../modules/agent-hub/drain-watch.js';
-import { CommandError } from './commands/types.js';
+import { CommandError } from './commands/command-error.js';
 
 export interface TunnelSessionsOptions {
   /** A target that has not accepted the connection by then fails the tunnel_connect (default 10 s). */
@@ -17,6 +17,11 @@ export interface TunnelSessionsOptions {
   /** … and resumes once it is below this (default 256 KiB). */
   lowWaterBytes?: number;
   log?: (line: string) => void;
+  /**
+   * Where a tunnel to host:port really goes. The fleet simulator sends its devices' VNC default
+   * (127.0.0.1:5900) to its built-in test screen; a real agent connects where the server says.
+   */
+  tunnelTargets?: (host: string, port: number) => { host: string; port: number };
 }
 
 interface Session {
@@ -41,8 +46,10 @@ export class TunnelSessions {
   private readonly highWater: number;
   private readonly lowWater: number;
   private readonly log: (line: string) => void;
+  private readonly targets: ((host: string, port: number) => { host: string; port: number }) | undefined;
 
   constructor(options: TunnelSessionsOptions = {}) {
+    this.targets = options.tunnelTargets;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.highWater = options.highWaterBytes ?? 1024 * 1024;
     this.lowWater = options.lowWaterBytes ?? 256 * 1024;
@@ -104,7 +111,8 @@ export class TunnelSessions {
     // Reading starts only after the answer went out, so no data frame precedes the `{}` answer.
     // The target's bytes are read straight into frames (reads are at most TUNNEL_READ_BYTES, far below
     // the message limit), and go out once wire() has run.
-    const target = net.connect({ host, port, noDelay: true, onread: tunnelFrameReads(id, (frame) => this.sendFrame(session, frame)) });
+    const to = this.targets?.(host, port) ?? { host, port };
+    const target = net.connect({ host: to.host, port: to.port, noDelay: true, onread: tunnelFrameReads(id, (frame) => this.sendFrame(session, frame)) });
     target.pause();
     const session: Session = { id, ws, drain, target, paused: false, held: false, blocking: false };
     this.sessions.set(id, session);

@@ -11,7 +11,7 @@
 // sockets are accepted and read, timers fire, and new requests join the next batch. With 5 ms the same
 // burst opened ~110 sockets a second against 167 wanted (the listen queue still full); with 1 ms every
 // agent connected as it started and no heartbeat failed (bench/README.md, 2026-11-26 night).
-import type { PGlite } from '@electric-sql/pglite';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 
 /** How long statements may run back to back before the event loop gets a turn. */
 export const SLICE_MS = 1;
@@ -45,9 +45,23 @@ export function withTimeSlices(pglite: PGlite): PGlite {
     await takeTurn(slices);
     return pglite.query(...args);
   };
-  const transaction: PGlite['transaction'] = async (...args) => {
+  const transaction: PGlite['transaction'] = async (callback, ...rest) => {
     await takeTurn(slices);
-    return pglite.transaction(...args);
+    // Kysely's PGlite driver keeps this promise without a handler until the commit, and waits for the
+    // callback to begin. On an instance closed or closing meanwhile (a late heartbeat or task end as the
+    // server stops) the callback never ran: the rejection went unhandled and the caller hung. Such a
+    // transaction begins instead on a stand-in whose every statement fails with PGlite's reason, so
+    // Kysely rolls back and the caller sees the error.
+    let began = false;
+    try {
+      return await pglite.transaction(async (tx) => {
+        began = true;
+        return callback(tx);
+      }, ...rest);
+    } catch (err) {
+      if (began) throw err;
+      return callback(failingTransaction(err));
+    }
   };
   return new Proxy(pglite, {
     get(target, property) {
@@ -58,4 +72,10 @@ export function withTimeSlices(pglite: PGlite): PGlite {
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/** A transaction that never began: every statement fails with `reason`. */
+function failingTransaction(reason: unknown): Transaction {
+  const fail = () => Promise.reject(reason instanceof Error ? reason : new Error(String(reason)));
+  return { query: fail, sql: fail, exec: fail, rollback: fail, listen: fail, closed: true } as unknown as Transaction;
 }

@@ -1,6 +1,6 @@
 // Row types of single sign-on (migrations/0024_sso.ts).
 import type { ColumnType, Generated } from 'kysely';
-import type { UserRole } from './schema.js';
+import type { UserRole } from './schema-enums.js';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;

@@ -1,7 +1,7 @@
 // Table types of the technician workflows (issue 33): saved scripts and the command history (migration
 // 0018), bulk actions and their per-agent results (migration 0019).
 import type { ColumnType, Generated } from 'kysely';
-import type { Platform } from './schema.js';
+import type { Platform } from './schema-enums.js';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 

@@ -10,10 +10,12 @@ import type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+import type { AgentRemoteAccessTable, DeviceSessionsTable } from './schema-device.js';
 import type { PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
 import type { BulkActionResultsTable, BulkActionsTable, CommandHistoryTable, ScriptsTable } from './schema-workflows.js';
 import type { SsoIdentitiesTable, SsoLoginsTable, SsoProvidersTable } from './schema-sso.js';
+import type { Platform, UserRole } from './schema-enums.js';
 
 /** A timestamp the database fills in on insert. */
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
@@ -41,8 +43,6 @@ export interface UsersTable {
   /** False: limited to the customers in user_customers. */
   all_customers: Generated<boolean>;
 }
-
-export type UserRole = 'read' | 'write' | 'admin';
 
 export interface UserCustomersTable {
   user_id: number;
@@ -127,7 +127,6 @@ export interface PendingLoginsTable {
   used_at: Timestamp | null;
 }
 
-export type Platform = 'freebsd' | 'linux' | 'windows';
 export type AgentEventType = 'online' | 'offline' | 'stale' | 'connected' | 'disconnected';
 
 /** Facts of the latest heartbeat (src/modules/agents/system-facts.ts, migration 0017); null when it did not say. */
@@ -171,6 +170,8 @@ export interface AgentsTable extends AgentFactColumns {
   tags: Generated<string[]>;
   tag_keys: Generated<string[]>;
   note: Generated<string>;
+  /** What the agent's socket last announced it can do (migration 0030): shell, files, processes, services. */
+  capabilities: Generated<string[]>;
 }
 
 export type UpdaterState = 'installing' | 'healthy' | 'rolled_back' | 'rollback_failed' | 'refused';
@@ -387,6 +388,8 @@ export interface Database {
   sso_providers: SsoProvidersTable;
   sso_identities: SsoIdentitiesTable;
   sso_logins: SsoLoginsTable;
+  device_sessions: DeviceSessionsTable;
+  agent_remote_access: AgentRemoteAccessTable;
 }
 
 export type {
@@ -403,6 +406,8 @@ export type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+export type { AgentRemoteAccessTable, DeviceSessionKind, DeviceSessionsTable } from './schema-device.js';
 export type { ChallengePurpose, PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 export type { SsoIdentitiesTable, SsoLoginsTable, SsoMapping, SsoProvidersTable } from './schema-sso.js';
 export type { BulkActionResultsTable, BulkActionsTable, BulkResultStatus, CommandHistoryTable, ScriptShell, ScriptsTable } from './schema-workflows.js';
+export type { Platform, UserRole } from './schema-enums.js';

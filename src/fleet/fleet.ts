@@ -3,12 +3,19 @@
 // or a Windows machine with SimulatedSystem's moving data. Starts are spread over a window so heartbeats
 // do not arrive in one burst, and now and then an agent goes away long enough to turn stale or offline,
 // then comes back. Lost sockets reconnect as the reference agent's do (full jitter, agent/reconnect-delay.ts),
-// so a fleet whose server instance died comes back spread over seconds, like a real one.
+// so a fleet whose server instance died comes back spread over seconds, like a real one. Their screens are
+// one test screen (simulated-vnc.ts) per fleet, which their tunnels to the VNC default reach.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Platform } from '../agent/device-state.js';
 import { ReferenceAgent } from '../agent/reference-agent.js';
+import { simulatedDeviceHandlers } from './simulated-device.js';
 import { SimulatedSystem } from './simulated-system.js';
+import { SimulatedVncServer } from './simulated-vnc.js';
+
+/** The VNC server's usual address on a device, which a remote desktop's tunnel targets by default. */
+const VNC_DEFAULT_PORT = 5900;
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** Shares of the platforms in a fleet: MSP fleets are mostly firewalls and Windows machines. */
 export const DEFAULT_MIX: Readonly<Record<Platform, number>> = { freebsd: 0.4, linux: 0.2, windows: 0.4 };
@@ -68,6 +75,9 @@ export class Fleet {
   /** Pending waits: stop() cancels the timers and lets their waiters go on (and find the fleet stopped). */
   #waits = new Map<NodeJS.Timeout, () => void>();
   #stopped = false;
+  /** Every agent's screen (started before the agents, so a desktop opened at once finds it). */
+  readonly #screen = new SimulatedVncServer();
+  #screenAddress: { host: string; port: number } | null = null;
 
   constructor(private readonly options: FleetOptions) {}
 
@@ -75,6 +85,7 @@ export class Fleet {
   async start(): Promise<void> {
     const { agents, intervalMs, stateDir, namePrefix = 'sim' } = this.options;
     await mkdir(stateDir, { recursive: true });
+    this.#screenAddress = await this.#screen.start();
     const spread = this.options.startSpreadMs ?? intervalMs;
     const starts: Promise<void>[] = [];
     for (let n = 0; n < agents && !this.#stopped; n++) {
@@ -105,7 +116,12 @@ export class Fleet {
     }
     this.#waits.clear();
     await Promise.all(this.members.map((agent) => agent.stop()));
+    await this.#screen.stop();
   }
+
+  /** A tunnel to a device's own VNC port reaches the test screen; any other target is left as it is. */
+  #tunnelTarget = (host: string, port: number): { host: string; port: number } =>
+    port === VNC_DEFAULT_PORT && LOOPBACK_NAMES.has(host) && this.#screenAddress ? this.#screenAddress : { host, port };
 
   #create(n: number, prefix: string, stateFile: string): ReferenceAgent {
     const platform = platformOf(n, this.options.mix);
@@ -121,6 +137,9 @@ export class Fleet {
       heartbeatIntervalMs: this.options.intervalMs,
       collectSystem: () => system.collect(agent.device),
       seedPeers: system.seedPeers(),
+      // Processes, services, files and the shell of the simulated device: never the simulator's machine.
+      deviceHandlers: simulatedDeviceHandlers(platform, hostname),
+      tunnelTargets: this.#tunnelTarget,
       // A firewall's configuration changes about every five minutes, so a demo's backups taken a while
       // apart have something to compare.
       ...(platform === 'freebsd' ? { configChangeChance: Math.min(1, this.options.intervalMs / 300_000) } : {}),

@@ -10,7 +10,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { PageKey } from '../platform/paging.js';
-import type { ListSource } from './pagination.js';
+import type { ListSource } from './list-source.js';
 
 /** Rows per read; one read and its encoding is the longest the event loop is held for. */
 export const STREAM_CHUNK = 500;

@@ -1,7 +1,8 @@
 // Each operation's stable operationId (what generated clients name their functions: listAgents,
 // execOnAgent, …) and, where the route's own schema has none, its description. Keyed by method and
-// OpenAPI path; test/openapi-operations.test.ts fails for an operation missing here, so a new route
-// gets its name when it is added. Never rename an id: clients are generated against them.
+// OpenAPI path. A route that is not listed here names its own (`schema.operationId`, with its
+// `description`), so a new feature stays in its folder; test/openapi-tooling.test.ts fails for an
+// operation with neither. Never rename an id: clients are generated against them.
 type Entry = readonly [operationId: string, description?: string];
 
 export const OPERATIONS: Readonly<Record<string, Entry>> = {
@@ -183,6 +184,8 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'scripts', description: 'The script library' },
   { name: 'bulk actions', description: 'One action on many agents' },
   { name: 'tunnels', description: 'TCP tunnels through agents' },
+  { name: 'devices', description: 'Hands on devices: shells, files, processes and services, and recorded sessions' },
+  { name: 'remote access', description: "The device's screen (remote desktop through noVNC), RDP and its own web interface, through the agent's tunnels" },
   { name: 'backups', description: 'Configuration backups of firewalls' },
   { name: 'metrics', description: 'Agent metrics extracted from heartbeats' },
   { name: 'vpn', description: 'WireGuard peers on firewalls' },

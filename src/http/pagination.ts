@@ -15,7 +15,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin';
 import { z } from 'zod';
 import { AppError } from '../platform/errors.js';
-import type { Page, PageKey, PageRequest } from '../platform/paging.js';
+import type { PageKey } from '../platform/paging.js';
+import type { ListSource } from './list-source.js';
 import { streamList } from './list-stream.js';
 
 export interface ListSpec {
@@ -147,13 +148,6 @@ function nextLink(request: FastifyRequest, position: PageKey, fingerprint: strin
   for (const name of ['api_key', 'token']) params.delete(name);
   params.set('cursor', Buffer.from(JSON.stringify({ k: position, f: fingerprint })).toString('base64url'));
   return `<${path}?${params.toString()}>; rel="next"`;
-}
-
-export interface ListSource<Row, Dto> {
-  /** The response item's schema: streamed items are encoded with it, as Fastify encodes a page. */
-  item: z.ZodType<Dto>;
-  fetch(request: PageRequest): Promise<Page<Row>>;
-  dto(row: Row): Dto;
 }
 
 /**

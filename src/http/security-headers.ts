@@ -3,7 +3,9 @@
 // nosniff). The Content-Security-Policy is the console's strict one: nothing from elsewhere, no inline
 // script or style, no framing. Swagger UI works under it too (its page loads only its own files, and
 // the "Try it out" calls go to this server); the console's page adds its per-answer style nonce
-// (web-console.routes.ts), which is the only policy that differs.
+// (web-console.routes.ts) and 'wasm-unsafe-eval', which is the only policy that differs: the session
+// player (asciinema-player) parses recordings with a WebAssembly module shipped inside its script,
+// and compiling WebAssembly needs that keyword. It allows no eval() and no script from anywhere else.
 //
 // Set in onRequest, so errors, 404s and answers of hooks that stop a request carry them too; the
 // router's own answers to undecodable URLs get them from frameworkErrorHandler (input-guard.ts).
@@ -14,11 +16,14 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-/** The policy; `styleNonce` lets the console's own scripts add `<style>` elements stamped with it. */
-export function contentSecurityPolicy(styleNonce?: string): string {
+/**
+ * The policy; `styleNonce` lets the console's own scripts add `<style>` elements stamped with it, and
+ * `wasm` lets them compile WebAssembly (the console's page only).
+ */
+export function contentSecurityPolicy(styleNonce?: string, options: { wasm?: boolean } = {}): string {
   return [
     "default-src 'none'",
-    "script-src 'self'",
+    options.wasm ? "script-src 'self' 'wasm-unsafe-eval'" : "script-src 'self'",
     styleNonce ? `style-src 'self' 'nonce-${styleNonce}'` : "style-src 'self'",
     "img-src 'self' data: blob:",
     "font-src 'self'",

@@ -18,6 +18,21 @@ export async function requireWebSocketUpgrade(): Promise<never> {
   throw new AppError('UPGRADE_REQUIRED', 'This endpoint is a WebSocket: connect with an Upgrade: websocket request', { headers: { upgrade: 'websocket' } });
 }
 
+/**
+ * Whether a browser page of `origin` may open a WebSocket here: the server's own origin (`own`), or one
+ * of ALLOWED_ORIGINS (compared as parsed origins). Browsers send cookies-free upgrades from any page,
+ * so a shell's socket checks it against cross-site WebSocket hijacking.
+ */
+export function originAllowed(origin: string, own: string, allowed: readonly string[]): boolean {
+  let parsed: string;
+  try {
+    parsed = new URL(origin).origin;
+  } catch {
+    return false;
+  }
+  return parsed === new URL(own).origin || allowed.includes(parsed);
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set for routes with a WebSocket handler (by refusedUpgradePlugin). */

@@ -6,6 +6,8 @@ export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   INVALID_JSON: 400,
   CHANNEL_CHECK_FAILED: 400,
+  /** An upload's bytes do not hash to the SHA-256 it announced (the device kept nothing). */
+  CHECKSUM_MISMATCH: 400,
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   FORBIDDEN: 403,
@@ -14,10 +16,14 @@ export const ERROR_STATUS = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   AGENT_NOT_CONNECTED: 409,
+  /** The agent does not announce the capability an operation needs (an older agent, or one without it). */
+  AGENT_UNSUPPORTED: 409,
   /** Install commands need the server's address for devices (the backend_url setting). */
   BACKEND_URL_UNSET: 409,
+  LENGTH_REQUIRED: 411,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  RANGE_NOT_SATISFIABLE: 416,
   UPGRADE_REQUIRED: 426,
   TOO_MANY_ATTEMPTS: 429,
   RATE_LIMITED: 429,

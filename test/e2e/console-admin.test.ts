@@ -101,7 +101,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await wau.getByRole('listitem').filter({ hasText: '/wau/excluded' }).getByRole('button', { name: 'Show' }).click();
     await expect.poll(() => shown.textContent(), { timeout: 15_000 }).toBe('Google.Chrome\n');
 
-    // winget-autoupdate's ListPath in the README's form, and a new installer key shown once with it filled in.
+    // winget-autoupdate's ListPath in the form of docs/wau.md, and a new installer key shown once with it filled in.
     const customerId = new URL(page.url()).pathname.split('/').pop();
     const settings = await server.app.inject({ method: 'GET', url: '/api/v1/settings', headers: bearer(await adminToken(server, 'admin', ADMIN_PASSWORD)) });
     const base = settings.json<{ backend_url: string | null }>().backend_url ?? new URL(page.url()).origin;
@@ -291,7 +291,7 @@ describe('the console administration pages', { timeout: PROCESS_TEST_TIMEOUT_MS 
     await expect.poll(actions, { timeout: 15_000 }).toEqual(['firmware.upload', 'firmware.upload']);
   });
 
-  it('takes screenshots of three pages at 1280×800 and 390×844 for the README', async () => {
+  it('takes screenshots of three pages at 1280×800 and 390×844 for docs/console.md', async () => {
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     const pages: Array<[string, string]> = [
       ['customers', '/customers'],

@@ -2,7 +2,7 @@
 // needs attention by severity (offline, stale, certificates, disks, then updates as one count line), the
 // audit log names each change's object and shows its details as "key: value", task and command results
 // are readable (exit code, duration, output; updates as a table; no JSON), and a recurring task can be
-// edited. Saves the README's screenshots of these pages at 1280×800 and 390×844.
+// edited. Saves docs/console.md's screenshots of these pages at 1280×800 and 390×844.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -142,7 +142,7 @@ describe('console defects of issue 33', { timeout: PROCESS_TEST_TIMEOUT_MS }, ()
     expect(await edit.textContent()).toContain(`task Evening check (#${taskId})`);
   });
 
-  it('takes the README screenshots of the changed pages at both sizes', async () => {
+  it('takes the screenshots of docs/console.md of the changed pages at both sizes', async () => {
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     const shots: Array<[string, string]> = [
       ['fleet-severity', '/'],

@@ -1,7 +1,7 @@
 // The console with a fleet of 1,000 agents, in headless Chromium against the real server: the fleet
 // page's counts, platform table and attention list agree with what the fleet is, its first load is
-// measured (reported, not asserted: these machines are shared), and its screenshot is taken for the
-// README. Also checks that the production bundle stays under 500 KB gzipped.
+// measured (reported, not asserted: these machines are shared), and its screenshot is taken for
+// docs/console.md. Also checks that the production bundle stays under 500 KB gzipped.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';

@@ -106,7 +106,7 @@ describe('onboarding in the console', { timeout: PROCESS_TEST_TIMEOUT_MS }, () =
     expect(trouble).toEqual([]);
   });
 
-  /** A screenshot of the current page at 1280×800 and 390×844 for the README; the page never scrolls sideways. */
+  /** A screenshot of the current page at 1280×800 and 390×844 for docs/console.md; the page never scrolls sideways. */
   async function shoot(name: string, focus: Locator): Promise<void> {
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     for (const [width, height, size] of [[1280, 800, 'desktop'], [390, 844, 'mobile']] as const) {

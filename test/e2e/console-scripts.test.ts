@@ -176,7 +176,7 @@ describe('scripts, history and bulk actions in the console', { timeout: PROCESS_
     await mkdir(SCREENSHOT_DIR, { recursive: true });
     const pages = [{ name: 'scripts-library', path: '/scripts' }, { name: 'scripts-history', path: '/scripts/history' }, { name: 'scripts-bulk', path: '/scripts/bulk' }, ...shots];
     expect(pages.map((p) => p.name)).toEqual(['scripts-library', 'scripts-history', 'scripts-bulk', 'agent-history', 'bulk-action']);
-    // Checked for sideways scrolling too, not shown in the README: the script form and the customer's bulk form.
+    // Checked for sideways scrolling too, not shown in docs/console.md: the script form and the customer's bulk form.
     pages.push({ name: 'script-form', path: '/scripts?edit=new' }, { name: 'customer-bulk-form', path: `/customers/${customerId}` });
     for (const [width, height, size] of [[1280, 800, 'desktop'], [390, 844, 'mobile']] as const) {
       await page.setViewportSize({ width, height });

@@ -10,30 +10,9 @@ import { SCREENSHOT_DIR } from '../helpers/browser.js';
 import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { adminToken } from '../helpers/identity.js';
 import { PROCESS_TEST_TIMEOUT_MS } from '../helpers/spawn-server.js';
+import { screenRows, typeCommand } from '../helpers/xterm-page.js';
 
 const PASSWORD = 'admin-password-1';
-
-/** The terminal's screen as text, one string per row (xterm's DOM renderer draws rows as elements). */
-async function screenRows(page: Page): Promise<string[]> {
-  const rows = (await page.evaluate(`Array.from(document.querySelectorAll('.xterm-rows > div'), (row) => row.textContent)`)) as string[];
-  return rows.map((row) => row.replace(/\u00a0/g, ' ').trimEnd());
-}
-
-/** Types a command into the terminal and waits for a row that `answered` accepts. */
-async function typeCommand(page: Page, command: string, answered: (row: string) => boolean): Promise<string> {
-  await page.locator('.xterm-screen').click();
-  await page.keyboard.type(command);
-  await page.keyboard.press('Enter');
-  let found = '';
-  await vi.waitFor(
-    async () => {
-      found = (await screenRows(page)).find(answered) ?? '';
-      expect(found, (await screenRows(page)).join('\n')).not.toBe('');
-    },
-    { timeout: 15_000, interval: 100 },
-  );
-  return found;
-}
 
 describe('the console terminal', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let run: ConsoleRun;

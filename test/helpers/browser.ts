@@ -87,7 +87,7 @@ async function consoleSourceHash(): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** Where the e2e run leaves its screenshots (the README's come from `E2E_SCREENSHOT_DIR=docs/screenshots`). */
+/** Where the e2e run leaves its screenshots (docs/console.md's come from `E2E_SCREENSHOT_DIR=docs/screenshots`). */
 export const SCREENSHOT_DIR = path.resolve(ROOT, process.env.E2E_SCREENSHOT_DIR ?? 'test-results/screenshots');
 
 /**

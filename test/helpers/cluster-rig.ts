@@ -17,7 +17,7 @@ import { renderHaproxyConfig, serverStates, type HaproxyBackend, type ServerStat
 export { freePort } from './free-port.js';
 export type { HaproxyBackend, ServerState } from './haproxy-config.js';
 
-/** The HAProxy configuration the README shows and docker-compose.yml mounts. */
+/** The HAProxy configuration docs/cluster.md describes and docker-compose.yml mounts. */
 export const HAPROXY_CFG = path.resolve(import.meta.dirname, '../../deploy/haproxy/haproxy.cfg');
 
 const START_TIMEOUT_MS = 15_000;

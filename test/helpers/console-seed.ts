@@ -7,10 +7,19 @@ import { fixtureText } from './fixtures.js';
 import { adminToken, bearer, createCustomer, createKey } from './identity.js';
 import type { LiveAgent, LiveServer } from './live-agent.js';
 import { TunnelTargets } from './tunnels.js';
+import { simulatedDeviceHandlers } from '../../src/fleet/simulated-device.js';
+
+/** The pages' groups: a test per group keeps each within its time limit on a busy machine. */
+export const PAGE_GROUPS = ['lists', 'firewall', 'hypervisor', 'windows', 'site'] as const;
+export interface ConsolePage {
+  name: string;
+  path: string;
+  group: (typeof PAGE_GROUPS)[number];
+}
 
 export interface SeededConsole {
-  /** Every page of the console by name (agent tabs as `<platform>-<tab>`), in visiting order. */
-  pages: Array<{ name: string; path: string }>;
+  /** Every page of the console by name (agent tabs as `<platform>-<tab>`), in visiting order, each in its group. */
+  pages: ConsolePage[];
   agents: { firewall: LiveAgent; hypervisor: LiveAgent; windows: LiveAgent };
   token: string;
   close(): Promise<void>;
@@ -39,7 +48,9 @@ export async function seedConsole(server: LiveServer, password: string): Promise
   await call('POST', '/alert-rules', { name: 'Disk over 2 %', kind: 'metric_threshold', params: { metric: 'disk_used_percent', operator: '>', threshold: 2, for_seconds: 0 } });
   const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json') });
   const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json') });
-  const windows = await server.startAgent(key, { name: 'ws-buchhaltung-01', hostname: 'WS-BUCHHALTUNG-01', platform: 'windows', collectSystem: () => fixtureSystem('heartbeat-windows.json') });
+  const windows = await server.startAgent(key, { name: 'ws-buchhaltung-01', hostname: 'WS-BUCHHALTUNG-01', platform: 'windows', collectSystem: () => fixtureSystem('heartbeat-windows.json'),
+    // A pretend Windows machine on this host: its device (C:\ files, services) is the fleet's simulated one.
+    deviceHandlers: simulatedDeviceHandlers('windows', 'WS-BUCHHALTUNG-01') });
   for (const agent of [firewall, hypervisor, windows]) {
     await agent.agent.sendHeartbeat();
     await call('PUT', `/agents/${agent.id}/customer`, { customer_id: customer.id });
@@ -66,7 +77,7 @@ export async function seedConsole(server: LiveServer, password: string): Promise
   const exec = await call('POST', `/agents/${hypervisor.id}/exec`, { command: 'echo "Filesystem Size Used Avail Use% Mounted on"' });
   const bulk = await call('POST', '/bulk-actions', { action: 'update_check', target: { customer_id: customer.id } });
 
-  const pages = [
+  const lists = [
     { name: 'fleet', path: '/' },
     { name: 'agents', path: '/agents' },
     { name: 'alerts', path: '/alerts' },
@@ -75,15 +86,18 @@ export async function seedConsole(server: LiveServer, password: string): Promise
     { name: 'alerts-channels', path: '/alerts/channels' },
     { name: 'alerts-maintenance', path: '/alerts/maintenance' },
   ];
+  const pages: ConsolePage[] = lists.map((p) => ({ ...p, group: 'lists' }));
   const tabs: Record<string, string[]> = {
-    firewall: ['overview', 'metrics', 'events', 'backups', 'tunnels', 'vpn', 'actions', 'history'],
+    firewall: ['overview', 'metrics', 'events', 'backups', 'tunnels', 'vpn', 'desktop', 'actions', 'history'],
     hypervisor: ['overview', 'metrics', 'events', 'tunnels', 'actions', 'history'],
-    windows: ['overview', 'metrics', 'events', 'tunnels', 'actions', 'history'],
+    // The device tabs (issue 59) on the simulated Windows machine, whose lists do not depend on this host.
+    windows: ['overview', 'metrics', 'events', 'tunnels', 'desktop', 'shell', 'files', 'processes', 'services', 'actions', 'recordings', 'history'],
   };
   for (const [platform, agent] of [['firewall', firewall], ['hypervisor', hypervisor], ['windows', windows]] as const) {
-    for (const tab of tabs[platform]!) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}` });
+    for (const tab of tabs[platform]!) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}`, group: platform });
   }
-  pages.push(...sitePages({ customerId: customer.id, taskId: Number(task.id), historyId: Number(exec.history_id), bulkId: Number(bulk.id) }));
+  const site = sitePages({ customerId: customer.id, taskId: Number(task.id), historyId: Number(exec.history_id), bulkId: Number(bulk.id) });
+  pages.push(...site.map((p) => ({ ...p, group: 'site' as const })));
   return { pages, agents: { firewall, hypervisor, windows }, token, close: () => targets.close() };
 }
 

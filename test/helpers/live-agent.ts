@@ -86,6 +86,15 @@ export async function startLiveServer(options: TestAppOptions = {}): Promise<Liv
     agents.add(live);
     await agent.start();
     await vi.waitFor(() => expect(agent.connected).toBe(true), { timeout: 10_000 });
+    // What its hello announced is on its record (written after the socket opened): device routes read it there.
+    const announced = agent.capabilities().sort();
+    await vi.waitFor(
+      async () => {
+        const row = await t.db.db.selectFrom('agents').select('capabilities').where('id', '=', live.id).executeTakeFirst();
+        expect([...(row?.capabilities ?? [])].sort()).toEqual(announced);
+      },
+      { timeout: 10_000 },
+    );
     return live;
   }
 

@@ -1,18 +1,15 @@
 // A real nginx (Debian's package) in front of a test server, with the deployment guide's configuration
 // (deploy/nginx/rmm.conf, the same file docs/deploy.md prints) and a self-signed certificate made here.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { freePort } from './free-port.js';
+import { selfSignedCertificate } from './self-signed.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const NGINX_SITE = path.resolve(import.meta.dirname, '../../deploy/nginx/rmm.conf');
-
-const run = promisify(execFile);
 
 export interface RunningNginx {
   port: number;
@@ -24,10 +21,7 @@ export interface RunningNginx {
 
 /** Starts nginx on a free port, proxying to 127.0.0.1:`upstreamPort` with TLS for 127.0.0.1 and localhost. */
 export async function startNginx(upstreamPort: number): Promise<RunningNginx> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-nginx-'));
-  const cert = path.join(dir, 'cert.pem');
-  const key = path.join(dir, 'key.pem');
-  await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+  const { dir, cert, key } = await selfSignedCertificate('rmm-nginx-');
   const port = await freePort();
   const site = (await readFile(NGINX_SITE, 'utf8'))
     .replaceAll('{{UPSTREAM}}', `127.0.0.1:${upstreamPort}`)

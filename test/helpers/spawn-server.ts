@@ -105,6 +105,8 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 export interface ServerProcess {
   /** Port it listens on (after `listening` resolved). */
   port: number;
+  /** The process id (to read its memory from /proc). */
+  pid: number;
   stdout: string[];
   stderr: string[];
   listening: Promise<void>;
@@ -123,6 +125,7 @@ export function spawnServer(env: Record<string, string>, entry: 'src/main.ts' | 
   child.once('exit', () => running.delete(child));
   const proc: ServerProcess = {
     port: 0,
+    pid: child.pid ?? 0,
     stdout: [],
     stderr: [],
     listening: Promise.resolve(),

@@ -198,6 +198,35 @@ export async function driveClock<T>(clock: FakeClock, done: Promise<T>, stepMs: 
   return watched;
 }
 
+/**
+ * Moves `clock` as driveClock does, but only once the updater is asleep again and the agent's real
+ * heartbeat (read with `lastHeartbeat`) has moved on since then: every poll of the updater sees a newer
+ * heartbeat than the one before, however slow the machine (a fixed real pause was not enough on a
+ * loaded CI machine, where two polls could see the same heartbeat).
+ */
+export async function driveClockWithHeartbeats<T>(clock: FakeClock, done: Promise<T>, stepMs: number, lastHeartbeat: () => Promise<string | null>): Promise<T> {
+  let settled = false;
+  const watched = done.finally(() => {
+    settled = true;
+  });
+  watched.catch(() => undefined);
+  while (!settled) {
+    if (clock.pendingSleepers === 0) {
+      await delay(25);
+      continue;
+    }
+    const seen = await lastHeartbeat();
+    const until = Date.now() + 20_000;
+    while (!settled && (await lastHeartbeat()) === seen) {
+      if (Date.now() > until) throw new Error('driveClockWithHeartbeats: the agent stopped heartbeating');
+      await delay(50);
+    }
+    if (!settled) await clock.advance(stepMs);
+    await delay(25);
+  }
+  return watched;
+}
+
 /** Moves `clock` as driveClock does until `condition` holds (checked between steps). */
 export async function driveClockUntil(clock: FakeClock, condition: () => Promise<boolean> | boolean, stepMs: number, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;

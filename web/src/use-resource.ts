@@ -1,5 +1,6 @@
-// Loads data for a page and, when asked, refreshes it on a timer while the tab is visible. The previous
-// data stays on screen during a refresh, so lists do not flicker.
+// Loads data for a page and, when asked, refreshes it on a timer while the tab is visible; a refresh that
+// fell due while the tab was hidden runs as soon as it is shown again, so a technician coming back to the
+// tab sees fresh data at once. The previous data stays on screen during a refresh, so lists do not flicker.
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 export interface Resource<T> {
@@ -37,14 +38,23 @@ export function useResource<T>(load: (signal: AbortSignal) => Promise<T>, deps: 
       }
       if (options.refreshMs && !controller.signal.aborted) timer = setTimeout(tick, options.refreshMs);
     };
+    /** A refresh fell due while the tab was hidden: it waits for the tab instead of polling. */
+    let dueWhileHidden = false;
     const tick = () => {
-      if (document.visibilityState === 'hidden') timer = setTimeout(tick, options.refreshMs);
+      if (document.visibilityState === 'hidden') dueWhileHidden = true;
       else void run();
     };
+    const onVisibility = () => {
+      if (!dueWhileHidden || document.visibilityState === 'hidden') return;
+      dueWhileHidden = false;
+      void run();
+    };
+    document.addEventListener('visibilitychange', onVisibility);
     void run();
     return () => {
       controller.abort();
       clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
     };
   }, [...deps, generation, options.refreshMs]);
 

@@ -13,6 +13,11 @@ import {
   type CommandFrame,
 } from '../../modules/agent-hub/agent-protocol.js';
 import { renderConfig } from '../config-drift.js';
+import { procKill, procList } from '../device/processes.js';
+import { svcAction, svcList } from '../device/services.js';
+import { ptyHandlers } from '../device/pty-shell.js';
+import { fsDelete, fsList, fsMkdir, fsRename, fsStat } from '../device/fs-commands.js';
+import { fsCancel, fsRead, fsWrite } from '../device/fs-transfer.js';
 import { applyUpdates, hypervisorAction, majorUpdate, reboot, updateCheck } from './device.js';
 import { execHandler } from './exec.js';
 import { tunnelConnect, tunnelDisconnect, tunnelPause, tunnelResume } from './tunnel.js';
@@ -42,6 +47,19 @@ export const commandHandlers: CommandTable = {
   tunnel_disconnect: tunnelDisconnect,
   tunnel_pause: tunnelPause,
   tunnel_resume: tunnelResume,
+  proc_list: procList,
+  proc_kill: procKill,
+  svc_list: svcList,
+  svc_action: svcAction,
+  ...ptyHandlers,
+  fs_list: fsList,
+  fs_stat: fsStat,
+  fs_read: fsRead,
+  fs_write: fsWrite,
+  fs_cancel: fsCancel,
+  fs_mkdir: fsMkdir,
+  fs_rename: fsRename,
+  fs_delete: fsDelete,
 };
 
 type ResponseFrame = Extract<AgentFrame, { type: 'response' }>;

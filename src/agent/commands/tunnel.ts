@@ -18,13 +18,16 @@ export async function tunnelDisconnect(params: CommandParams<'tunnel_disconnect'
   return {};
 }
 
+// Flow control applies to every session: a device session's source (a shell, a file read) first.
 export async function tunnelPause(params: CommandParams<'tunnel_pause'>, ctx: CommandContext): Promise<Record<string, never>> {
+  if (ctx.streams?.hold(params.session_id)) return {};
   if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
   ctx.tunnels.hold(params.session_id);
   return {};
 }
 
 export async function tunnelResume(params: CommandParams<'tunnel_resume'>, ctx: CommandContext): Promise<Record<string, never>> {
+  if (ctx.streams?.release(params.session_id)) return {};
   if (!ctx.tunnels) throw new CommandError(TUNNELS_UNSUPPORTED);
   ctx.tunnels.release(params.session_id);
   return {};

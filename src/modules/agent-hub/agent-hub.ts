@@ -12,7 +12,10 @@ import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { AgentConnections } from '../agents/agents.service.js';
 import type { AgentCommander } from './agent-commander.js';
 import { agentFrameSchema, isTunnelFrame, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
+import { knownCapabilities, type DeviceCapability } from './device-protocol.js';
+import { DeviceStreams } from './device-streams.js';
 import { DrainWatch } from './drain-watch.js';
+import type { HubSocket } from './hub-socket.js';
 import { sendTwoParts } from './two-part-send.js';
 
 /** Tunnel clients paused for a full agent send queue resume once it is down to this. */
@@ -21,22 +24,6 @@ export const SEND_QUEUE_LOW_WATER = 512 * 1024;
 /** Keep-alive pings go out this many sockets at a time, PING_GAP_MS apart (5,000 pings/s at most). */
 const PING_BATCH = 250;
 const PING_GAP_MS = 50;
-
-/** The part of a `ws` WebSocket the hub uses (tests and the fleet simulator can pass their own). */
-export interface HubSocket {
-  readonly readyState: number;
-  /** Bytes queued for sending and not yet handed to the network. */
-  readonly bufferedAmount: number;
-  pause(): void;
-  resume(): void;
-  send(data: string | Buffer, cb?: (err?: Error) => void): void;
-  ping(): void;
-  close(code?: number, reason?: string): void;
-  terminate(): void;
-  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
-  on(event: 'pong' | 'close', listener: () => void): unknown;
-  on(event: 'error', listener: (err: Error) => void): unknown;
-}
 
 const OPEN = 1;
 export const CLOSE_REPLACED = 4000;
@@ -58,6 +45,8 @@ export interface AgentHubOptions {
    * closed comes with its `disconnected` event's recording, which settles once the event is written.
    */
   onPresence?(agentId: string, holding: boolean, recorded?: Promise<void>): void;
+  /** An agent's socket announced what it can do beyond the spec's commands (its hello frame). */
+  onCapabilities?(agentId: string, capabilities: DeviceCapability[]): void;
 }
 
 interface LiveAgent {
@@ -68,6 +57,8 @@ interface LiveAgent {
   connectedAt: Date;
   lastSeen: number;
   remoteAddress: string;
+  /** From the agent's hello frame; null until one came (an agent that predates them never sends one). */
+  capabilities: DeviceCapability[] | null;
 }
 
 interface Pending {
@@ -99,6 +90,8 @@ export class AgentHub implements AgentCommander, AgentConnections {
   /** Who waits for an agent's next connection (task health checks). */
   readonly #connectWaiters = new Map<string, Set<() => void>>();
   readonly #recording = new Set<Promise<unknown>>();
+  /** Device sessions' streams on these sockets (shell, file transfers); tunnels keep their own. */
+  readonly streams = new DeviceStreams(this);
   /** Binary frames and tunnel_closed notices go to the tunnel feature once it registers. */
   onBinary: (agentId: string, frame: Buffer) => void = () => undefined;
   onTunnelClosed: (agentId: string, sessionId: string) => void = () => undefined;
@@ -131,6 +124,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
       this.#detach(live);
       live.socket.close(1001, 'server shutting down');
     }
+    this.streams.stopAll();
     await this.#keepAlive.stop();
     await Promise.all(this.#recording);
     this.#logs.flush();
@@ -138,6 +132,11 @@ export class AgentHub implements AgentCommander, AgentConnections {
 
   isConnected(agentId: string): boolean {
     return this.#live.get(agentId)?.socket.readyState === OPEN;
+  }
+
+  /** What the agent's live socket announced it can do; null when not connected here or it said nothing. */
+  capabilities(agentId: string): DeviceCapability[] | null {
+    return this.#live.get(agentId)?.capabilities ?? null;
   }
 
   /** Takes over a freshly upgraded socket; an older socket of the same agent is closed with 4000. */
@@ -149,6 +148,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
       connectedAt: this.clock.now(),
       lastSeen: this.clock.now().getTime(),
       remoteAddress,
+      capabilities: null,
     };
     const previous = this.#live.get(agentId);
     this.#live.set(agentId, live);
@@ -161,6 +161,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     socket.on('close', () => this.#detach(live));
     if (previous) {
       previous.socket.close(CLOSE_REPLACED, 'replaced by a new connection');
+      this.streams.agentGone(agentId);
       this.onSocketReplaced(agentId);
     }
     this.#record(agentId, 'connected');
@@ -203,6 +204,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     this.#live.delete(agentId);
     this.options.onPresence?.(agentId, false);
     live.socket.close(CLOSE_AGENT_DELETED, 'agent deleted');
+    this.streams.agentGone(agentId);
     this.onAgentGone(agentId);
   }
 
@@ -216,6 +218,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     this.#live.delete(agentId);
     this.options.onPresence?.(agentId, false);
     live.socket.close(CLOSE_REPLACED, 'replaced by a new connection');
+    this.streams.agentGone(agentId);
     this.onAgentGone(agentId);
   }
 
@@ -281,8 +284,8 @@ export class AgentHub implements AgentCommander, AgentConnections {
     live.lastSeen = this.clock.now().getTime();
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (isBinary) {
-      if (isTunnelFrame(bytes)) this.onBinary(live.agentId, bytes);
-      else this.#dropped(live, 'binary frame without a session id');
+      if (!isTunnelFrame(bytes)) this.#dropped(live, 'binary frame without a session id');
+      else if (!this.streams.binary(live.agentId, bytes)) this.onBinary(live.agentId, bytes);
       return;
     }
     const parsed = parseFrame(agentFrameSchema, bytes.toString('utf8'));
@@ -293,6 +296,15 @@ export class AgentHub implements AgentCommander, AgentConnections {
     const frame = parsed.frame;
     if (frame.type === 'tunnel_closed') {
       this.onTunnelClosed(live.agentId, frame.session_id);
+      return;
+    }
+    if (frame.type === 'session_closed') {
+      if (!this.streams.closed(live.agentId, frame)) this.logger.debug({ agentId: live.agentId, sessionId: frame.session_id }, 'session_closed for no open stream');
+      return;
+    }
+    if (frame.type === 'hello') {
+      live.capabilities = knownCapabilities(frame.capabilities);
+      this.options.onCapabilities?.(live.agentId, live.capabilities);
       return;
     }
     const pending = this.#pending.get(frame.id);
@@ -330,6 +342,7 @@ export class AgentHub implements AgentCommander, AgentConnections {
     if (this.#live.get(live.agentId) !== live) return;
     this.#live.delete(live.agentId);
     this.options.onPresence?.(live.agentId, false, this.#record(live.agentId, 'disconnected'));
+    this.streams.agentGone(live.agentId);
     this.onAgentGone(live.agentId);
   }
 

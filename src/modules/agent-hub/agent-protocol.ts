@@ -3,6 +3,7 @@
 // bytes behind a session-id header. A frame that does not parse is dropped by the receiver, never thrown.
 import type { OnReadOpts } from 'node:net';
 import { z } from 'zod';
+import { deviceCommandParams, helloFrameSchema, sessionClosedFrameSchema } from './device-protocol.js';
 
 /** The largest message either side accepts; a larger one closes the socket with 1009. */
 export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -40,6 +41,8 @@ export const commandParams = {
   // bounds what it holds for such a client instead (see tunnel-session.ts).
   tunnel_pause: z.object({ session_id: sessionId }),
   tunnel_resume: z.object({ session_id: sessionId }),
+  // Hands on the device (issue 59): shell, files, processes, services; see device-protocol.ts.
+  ...deviceCommandParams,
 } as const;
 
 /** The optional tunnel_pause / tunnel_resume pair as the agent socket's OpenAPI description states it. */
@@ -61,13 +64,18 @@ export const commandFrameSchema = z.object({
 });
 export type CommandFrame = z.infer<typeof commandFrameSchema>;
 
-/** Agent → server: the answer to one command (matched by id), or a tunnel session the target closed. */
+/**
+ * Agent → server: the answer to one command (matched by id), a tunnel session the target closed, the
+ * agent's capabilities (hello, on every new socket) or the end of a device session's stream.
+ */
 export const agentFrameSchema = z.discriminatedUnion('type', [
   z.discriminatedUnion('success', [
     z.object({ type: z.literal('response'), id, success: z.literal(true), data: z.unknown().optional() }),
     z.object({ type: z.literal('response'), id, success: z.literal(false), error: z.string().max(65_536).optional() }),
   ]),
   z.object({ type: z.literal('tunnel_closed'), session_id: sessionId }),
+  helloFrameSchema,
+  sessionClosedFrameSchema,
 ]);
 export type AgentFrame = z.infer<typeof agentFrameSchema>;
 

@@ -9,7 +9,7 @@
 // in progress, which would reorder), no fragmented message half sent. The fields are `ws` 8 internals,
 // checked on every send; if any is missing or says otherwise, the frame is concatenated and sent
 // through `ws` as before. `ws` counts the socket's queue in bufferedAmount either way.
-import type { HubSocket } from './agent-hub.js';
+import type { HubSocket } from './hub-socket.js';
 
 /** FIN + opcode 2 (binary), RFC 6455 §5.2. */
 const FIN_BINARY = 0x82;

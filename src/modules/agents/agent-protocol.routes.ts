@@ -158,7 +158,7 @@ export const agentProtocolRoutes: FastifyPluginAsyncZod<{
   /**
    * Hands the heartbeat to the writer and reads its software list, synchronously, then lets go of the
    * parsed body: while the heartbeat waits for its batch, nothing of the body is on the JavaScript heap
-   * for young-generation collections to copy (heartbeat-writer.ts, PendingHeartbeat). A function of its
+   * for young-generation collections to copy (heartbeat-input.ts, PendingHeartbeat). A function of its
    * own so that the body is no variable of the handler, which lives across the wait.
    */
   const handOver = (request: FastifyRequest, body: HeartbeatBody) => {

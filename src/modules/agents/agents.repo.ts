@@ -37,6 +37,7 @@ const AGENT_COLUMNS = [
   'disk_worst_mount',
   'pending_updates',
   'reboot_required',
+  'capabilities',
 ] as const;
 
 /** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */

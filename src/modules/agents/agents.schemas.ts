@@ -6,6 +6,7 @@ import type { Platform } from '../../db/schema.js';
 import { compareVersions } from '../firmware/versions.js';
 import { statusOf } from './agent-status.js';
 import { AGENT_SORTS, PENDING_HOSTNAME } from './agents.repo.js';
+import { DEVICE_CAPABILITIES, knownCapabilities } from '../agent-hub/device-protocol.js';
 import type { Agent } from './agents.service.js';
 
 /** Agent ids are hex, 16 to 64 characters; upper-case input is accepted and stored lower-case. */
@@ -172,6 +173,9 @@ export const agentSchema = z
       .nullable()
       .describe('Entries of `updates.packages` plus `updates.pending`; 0 when `updates.available` is false; null when unknown'),
     reboot_required: z.boolean().nullable().describe('`updates.needs_reboot` of the latest heartbeat; null when unknown'),
+    capabilities: z
+      .array(z.enum(DEVICE_CAPABILITIES))
+      .describe("What the agent's socket last announced it can do beyond the spec's commands (shell, files, processes, services); [] for agents that announce nothing"),
   })
   .meta({ id: 'Agent' });
 
@@ -221,6 +225,7 @@ export function toAgentDto(a: Agent, now: Date, connected: boolean, latest: Read
     disk_worst_mount: a.disk_worst_mount,
     pending_updates: a.pending_updates,
     reboot_required: a.reboot_required,
+    capabilities: knownCapabilities(a.capabilities),
   };
 }
 

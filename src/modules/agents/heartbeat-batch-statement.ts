@@ -13,7 +13,7 @@
 // re-parse, one huge array literal); their count is rounded up to a size class, the unused ones null,
 // so a few texts serve every batch size. Each goes as the request's bytes (a Buffer: pg and PGlite send
 // it in the binary format, which for text is its UTF-8, checked by PostgreSQL as text input is).
-import type { PendingHeartbeat } from './heartbeat-writer.js';
+import type { PendingHeartbeat } from './heartbeat-input.js';
 
 /** A column of the batch's rows `v`: one value per heartbeat, converted from JSON to `type` (arrays and jsonb included). */
 export interface BatchColumn {

@@ -7,41 +7,15 @@
 // requests; nothing unacknowledged is lost.
 import type { Kysely } from 'kysely';
 import { throughKysely, type StatementRunner } from '../../db/create-db.js';
-import type { Database, Platform } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { preparedText } from '../../db/prepared-statements.js';
-import { systemFactsOf, type SystemFacts } from './system-facts.js';
+import { systemFactsOf } from './system-facts.js';
 import { assertDistinctColumns, baseRowOf, batchParameters, batchStatementText, bodySlotsFor, type BatchRow, type BatchStatementPart } from './heartbeat-batch-statement.js';
+import type { HeartbeatInput, PendingHeartbeat } from './heartbeat-input.js';
 
-export interface HeartbeatInput {
-  agentId: string;
-  platform: Platform;
-  hostname: string | null;
-  agentVersion: string | null;
-  agentSha256: string | null;
-  /** The request body exactly as received, in valid UTF-8; stored and served as is. */
-  raw: Buffer;
-  /** The same body, parsed once: read (system facts, extensions) when the heartbeat is handed over, not kept. */
-  parsed: Record<string, unknown>;
-  /** Hint of the API key that sent it, or null for a signed-in user. */
-  keyHint: string | null;
-  scope: CustomerScope;
-  receivedAt: Date;
-}
-
-/**
- * A heartbeat waiting for its batch: everything the batch needs of the parsed body was read out when it
- * was handed over. A parsed body is hundreds to thousands of small objects (a firewall's 34 KB of JSON);
- * kept until its batch commits, any young-generation collection meanwhile copies it. The body's bytes
- * are a Buffer, outside the JavaScript heap, for the same reason.
- */
-export interface PendingHeartbeat extends Omit<HeartbeatInput, 'parsed'> {
-  /** The agent row's columns read from the body (system-facts.ts). */
-  system: SystemFacts;
-  /** What each extension read from the body, in the extensions' order. */
-  readings: readonly unknown[];
-}
+export type { HeartbeatInput, PendingHeartbeat } from './heartbeat-input.js';
 
 export interface HeartbeatOutcome {
   /** False when the agent does not exist (or is outside the key's customer scope). */

@@ -42,7 +42,7 @@ const CACHE_MAX_ENTRIES = 20_000;
 
 export class ApiKeyService {
   readonly #cache = new Map<string, { caller: Caller; key: ApiKey; expiresAt: number }>();
-  /** Cluster mode: tells the other instances to forget their cached lookups too (a revoked key stops everywhere). */
+  /** Told when keys were deleted (the core feature announces `api-keys.deleted`; a cluster tells the other instances, so a revoked key stops everywhere). */
   onKeysDeleted: () => void = () => undefined;
 
   constructor(

@@ -42,10 +42,10 @@ const TOUCH_INTERVAL_MS = 60_000;
 const invalidPending = () => new AppError('INVALID_CREDENTIALS', 'Pending token is invalid, used or expired');
 
 export class AuthService {
-  /** Second factors besides TOTP a user has set up (the passkeys feature sets this). */
-  otherSecondFactors: (userId: number) => Promise<SecondFactor[]> = async () => [];
-  /** Whether a user may sign in with a password (single sign-on may turn it off for non-admins). */
-  passwordSignInAllowed: (user: UserRow) => Promise<boolean> = async () => true;
+  /** Where second factors besides TOTP come from (the passkeys feature adds one). */
+  readonly #secondFactorSources: Array<(userId: number) => Promise<SecondFactor[]>> = [];
+  /** Who may sign in with a password: every rule must agree (single sign-on may turn it off for non-admins). */
+  readonly #passwordSignInRules: Array<(user: UserRow) => Promise<boolean>> = [];
   readonly #throttle: LoginThrottle;
 
   constructor(
@@ -58,6 +58,16 @@ export class AuthService {
     this.#throttle = new LoginThrottle(db, clock);
   }
 
+  /** Another feature's second factors (passkeys): a user who has one may, and must, use it at the second step. */
+  addSecondFactorSource(source: (userId: number) => Promise<SecondFactor[]>): void {
+    this.#secondFactorSources.push(source);
+  }
+
+  /** A rule that may refuse password sign-in to a user (single sign-on's switch). */
+  addPasswordSignInRule(rule: (user: UserRow) => Promise<boolean>): void {
+    this.#passwordSignInRules.push(rule);
+  }
+
   async login(username: string, password: string, client: ClientInfo): Promise<LoginResult> {
     // Counted (or refused with 429) before the password is checked; the right one gives it back.
     const attempt = await this.#throttle.begin(username.toLowerCase(), client.ip);
@@ -68,7 +78,8 @@ export class AuthService {
       throw new AppError('INVALID_CREDENTIALS', 'Invalid username or password');
     }
     await attempt.succeeded();
-    if (!(await this.passwordSignInAllowed(user))) {
+    const allowed = await Promise.all(this.#passwordSignInRules.map((rule) => rule(user)));
+    if (allowed.includes(false)) {
       throw new AppError('FORBIDDEN', 'Sign-in with a password is turned off for this user; use single sign-on');
     }
     return this.signIn(user, { method: 'password', client, secondFactorDone: false });
@@ -94,7 +105,8 @@ export class AuthService {
   }
 
   async secondFactorsOf(user: UserRow): Promise<SecondFactor[]> {
-    return [...(user.totp_enabled ? (['totp'] as const) : []), ...(await this.otherSecondFactors(user.id))];
+    const others = await Promise.all(this.#secondFactorSources.map((source) => source(user.id)));
+    return [...(user.totp_enabled ? (['totp'] as const) : []), ...others.flat()];
   }
 
   /** The username a pending token was issued to (for the audit log), if the token is genuine. */

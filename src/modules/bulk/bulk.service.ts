@@ -48,15 +48,14 @@ export interface BulkPreview extends PlatformCheck {
 }
 
 export class BulkService {
-  /** Set by the runner: look for work now instead of at its next pass. */
-  wake: () => void = () => undefined;
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
     private readonly agents: AgentService,
     private readonly commander: AgentCommander,
     private readonly scripts: Pick<ScriptService, 'get'>,
+    /** Tells the runner to look for work now instead of at its next pass. */
+    private readonly wake: () => void,
   ) {}
 
   /**

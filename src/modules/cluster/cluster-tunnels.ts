@@ -23,7 +23,7 @@ const tunnelSubject = (tunnelId: string) => `rmm.tunnel.${tunnelId}`;
 /** Opening listens on a port and lists are in memory: the holder answers at once or is in trouble. */
 const ASK_MS = 10_000;
 
-type InstanceAsk = { op: 'open'; agentId: string; open: RemoteOpen } | { op: 'list'; agentId: string };
+type InstanceAsk = { op: 'open'; agentId: string; open: RemoteOpen } | { op: 'list'; agentId: string } | { op: 'holder'; agentId: string };
 type TunnelAsk = { op: 'where' } | { op: 'close'; agentId: string };
 type Failure = { ok: false; code: string; message: string };
 type Answer<T> = { ok: true; value: T } | Failure;
@@ -75,6 +75,14 @@ export class ClusterTunnels implements RemoteTunnels {
     return this.#unwrap(answer);
   }
 
+  async locateAgent(agentId: string): Promise<TunnelHolder | undefined> {
+    const holder = this.#holderElsewhere(agentId);
+    if (!holder) return undefined;
+    const answer = await this.#ask<TunnelHolder>(instanceSubject(holder), { op: 'holder', agentId }, 'AGENT_NOT_CONNECTED');
+    if (!answer.ok && answer.code === 'AGENT_NOT_CONNECTED') return undefined;
+    return this.#unwrap(answer);
+  }
+
   async close(agentId: string, tunnelId: string): Promise<boolean> {
     const answer = await this.#ask<boolean>(tunnelSubject(tunnelId), { op: 'close', agentId }, 'NOT_FOUND');
     if (!answer.ok && answer.code === 'NOT_FOUND') return false;
@@ -114,6 +122,11 @@ export class ClusterTunnels implements RemoteTunnels {
 
   async #answerInstance(ask: InstanceAsk): Promise<Answer<unknown>> {
     try {
+      if (ask.op === 'holder') {
+        const url = this.localUrl();
+        if (!this.hub.isConnected(ask.agentId) || !url) return { ok: false, code: 'AGENT_NOT_CONNECTED', message: 'The agent is not connected' };
+        return { ok: true, value: { instanceId: this.instanceId, url } };
+      }
       if (ask.op === 'list') {
         if (!this.hub.isConnected(ask.agentId)) return { ok: false, code: 'AGENT_NOT_CONNECTED', message: 'The agent is not connected' };
         return { ok: true, value: this.tunnels.list(ask.agentId).map((t) => tunnelWithTrafficDto(this.tunnels, t, this.advertiseAddress)) };

@@ -22,7 +22,7 @@ export class PasskeyService {
     private readonly clock: Clock,
   ) {}
 
-  /** For AuthService.otherSecondFactors: a user with a passkey may (and must) use it at the second step. */
+  /** For AuthService.addSecondFactorSource: a user with a passkey may (and must) use it at the second step. */
   async secondFactorsOf(userId: number): Promise<SecondFactor[]> {
     return (await repo.countPasskeys(this.db, userId)) > 0 ? ['passkey'] : [];
   }

@@ -19,6 +19,21 @@ export const settingsRoutes: FastifyPluginAsyncZod<{ settings: SettingsService }
       config: { access: 'settings', audit: 'settings.update', serverWide: true },
       schema: { summary: 'Change server settings', tags, body: updateSettingsBody, response: { 200: settingsSchema } },
     },
-    async (request) => settings.update(callerOf(request), request.body),
+    async (request) => {
+      const view = await settings.update(callerOf(request), request.body);
+      request.auditTarget = { label: changedSettings(request.body) };
+      return view;
+    },
   );
 };
+
+/**
+ * What a change set, for the audit log: the values of switches and numbers (turning device recording
+ * off must be visible there), only the names of text settings (two of them are secrets).
+ */
+function changedSettings(body: Record<string, unknown>): string {
+  const parts = Object.entries(body)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => (typeof value === 'boolean' || typeof value === 'number' ? `${name}=${value}` : value === null ? `${name} cleared` : `${name} set`));
+  return `settings: ${parts.join(', ') || 'nothing changed'}`;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deviceSettingsPatch, deviceSettingsView } from './device-settings.js';
 
 const url = (protocols: string[]) =>
   z
@@ -19,6 +20,7 @@ export const settingsSchema = z
     installer_api_key: z.string().nullable().describe('Hint of the agent key put into installer packages downloaded for no customer (customers\' packages carry their own key)'),
     webhook_secret: z.string().nullable().describe('Hint (last 4 characters) of the webhook signing secret'),
     passwordless_login: z.boolean().describe('Whether users may sign in with a passkey alone, without username and password (default false)'),
+    ...deviceSettingsView,
   })
   .meta({ id: 'Settings' });
 
@@ -32,6 +34,7 @@ export const updateSettingsBody = z
       .boolean()
       .optional()
       .describe('Let users sign in with a passkey alone (it must verify the user: PIN or biometrics), without username, password or second step'),
+    ...deviceSettingsPatch,
   })
   .strict()
   .describe('Only the fields given change; null clears a setting');

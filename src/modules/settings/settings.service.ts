@@ -9,12 +9,13 @@ import type { SecretBox } from '../../platform/secret-box.js';
 import type { ApiKeyService } from '../api-keys/api-keys.service.js';
 import { keyHint } from '../api-keys/key-format.js';
 import { requireUnscoped, type Caller } from '../auth/caller.js';
+import { deviceSettingsOf, type DeviceSettings } from './device-settings.js';
 import * as repo from './settings.repo.js';
 
 const SECRET_KEYS = ['installer_api_key', 'webhook_secret'] as const;
 type SecretSetting = (typeof SECRET_KEYS)[number];
 
-export interface SettingsView {
+export interface SettingsView extends DeviceSettings {
   backend_url: string | null;
   ws_url: string | null;
   installer_api_key: string | null;
@@ -22,8 +23,8 @@ export interface SettingsView {
   passwordless_login: boolean;
 }
 
-type TextSetting = Exclude<keyof SettingsView, 'passwordless_login'>;
-export type SettingsPatch = Partial<Record<TextSetting, string | null>> & { passwordless_login?: boolean };
+type TextSetting = 'backend_url' | 'ws_url' | 'installer_api_key' | 'webhook_secret';
+export type SettingsPatch = Partial<Record<TextSetting, string | null>> & { passwordless_login?: boolean } & Partial<DeviceSettings>;
 
 export class SettingsService {
   constructor(
@@ -48,6 +49,7 @@ export class SettingsService {
       installer_api_key: installerKey === null ? null : keyHint(installerKey),
       webhook_secret: webhookSecret === null ? null : `…${webhookSecret.slice(-4)}`,
       passwordless_login: stored.get('passwordless_login') === 'true',
+      ...deviceSettingsOf(stored),
     };
   }
 
@@ -73,7 +75,7 @@ export class SettingsService {
     const values: Record<string, string | null> = {};
     for (const [name, value] of Object.entries(patch)) {
       if (value === undefined) continue;
-      if (typeof value === 'boolean') {
+      if (typeof value === 'boolean' || typeof value === 'number') {
         values[name] = String(value);
         continue;
       }
@@ -97,6 +99,11 @@ export class SettingsService {
   /** Whether a passkey alone may sign a user in (off unless an admin turned it on). */
   async passwordlessLogin(): Promise<boolean> {
     return (await repo.readSettings(this.db)).get('passwordless_login') === 'true';
+  }
+
+  /** The settings of device sessions (recording, limits, API keys' access), defaults filled in. */
+  async device(): Promise<DeviceSettings> {
+    return deviceSettingsOf(await repo.readSettings(this.db));
   }
 
   /** A secret setting in clear text, for the features that use it (installer download, webhooks). */

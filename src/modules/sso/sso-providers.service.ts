@@ -85,7 +85,7 @@ export class SsoProviderService {
   }
 
   /**
-   * The hook the password login asks (AuthService.passwordSignInAllowed): admins always may, so
+   * The hook the password login asks (AuthService.addPasswordSignInRule): admins always may, so
    * turning password sign-in off can never lock the server's administrators out when a provider fails.
    */
   async passwordSignInAllowed(user: UserRow): Promise<boolean> {

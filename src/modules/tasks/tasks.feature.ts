@@ -1,61 +1,42 @@
-// Builds the task feature from the server's parts: the webhook sender (settings' secret, loopback only
-// when WEBHOOK_ALLOW_LOOPBACK), the runner, the scheduler and the service the routes use.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import type { Clock } from '../../platform/clock.js';
-import type { Logger } from '../../platform/logger.js';
-import type { AgentCommander, AgentReconnectWatch } from '../agent-hub/agent-commander.js';
-import type { AgentService } from '../agents/agents.service.js';
-import type { BackupService } from '../backups/backups.service.js';
-import type { CommandHistory } from '../history/command-history.js';
-import type { BulkService } from '../bulk/bulk.service.js';
-import type { ScriptService } from '../scripts/scripts.service.js';
-import type { SettingsService } from '../settings/settings.service.js';
+// Scheduled tasks: the webhook sender (settings' secret, loopback only when WEBHOOK_ALLOW_LOOPBACK),
+// the runner, the scheduler (once per installation: leader work) and /tasks routes. Every closed run
+// is announced (`task.run-finished`: Prometheus and the task-outcome alert rules), as is every webhook
+// delivery's outcome.
+import { serverFeature } from '../../apps/server/server-feature.js';
 import { TaskRunner, type FinishedRun } from './task-runner.js';
 import { TaskScheduler } from './task-scheduler.js';
+import { taskRoutes } from './tasks.routes.js';
 import { TaskService } from './tasks.service.js';
 import { checkWebhookUrl } from './webhook-target.js';
 import { WebhookSender } from './webhook-sender.js';
 
-export interface TaskFeatureDeps {
-  db: Kysely<Database>;
-  clock: Clock;
-  logger: Logger;
-  /** The hub, or the cluster's commander: commands and waiting for the agent to come back. */
-  hub: AgentCommander & AgentReconnectWatch;
-  agents: AgentService;
-  backups: BackupService;
-  history: CommandHistory;
-  scripts: ScriptService;
-  bulk: BulkService;
-  settings: SettingsService;
-  allowLoopback: boolean;
-  /** Told about every closed run (alert rules on task outcomes). */
-  runFinished?: (run: FinishedRun) => void;
-  /** Told whether each webhook was delivered (Prometheus). */
-  webhookOutcome?: (delivered: boolean) => void;
+declare module '../../apps/server/server-feature.js' {
+  interface ServerEvents {
+    'task.run-finished': FinishedRun;
+    'task.webhook-delivered': { delivered: boolean };
+  }
 }
 
-export function createTaskFeature(deps: TaskFeatureDeps): { service: TaskService; scheduler: TaskScheduler } {
-  const webhooks = new WebhookSender({
-    clock: deps.clock,
-    allowLoopback: deps.allowLoopback,
-    secret: () => deps.settings.secret('webhook_secret'),
-    logger: deps.logger,
-  });
-  const runner = new TaskRunner(deps.db, deps.clock, deps.logger, deps.hub, deps.backups, { history: deps.history, scripts: deps.scripts, agents: deps.agents, bulk: deps.bulk }, {
-    deliver: async (url, payload, signal) => {
+export const tasksFeature = serverFeature({
+  name: 'tasks',
+  needs: ['commander', 'agents', 'backups', 'history', 'scripts', 'bulk', 'settings'],
+  setup({ db, clock, logger, config, events, leaderWork, commander, agents, backups, history, scripts, bulk, settings }) {
+    const allowLoopback = config.webhookAllowLoopback;
+    const webhooks = new WebhookSender({ clock, allowLoopback, secret: () => settings.secret('webhook_secret'), logger });
+    const deliver = async (url: string, payload: Record<string, unknown>, signal: AbortSignal) => {
       const outcome = await webhooks.deliver(url, payload, { signal });
-      deps.webhookOutcome?.(outcome.delivered);
+      events.emit('task.webhook-delivered', { delivered: outcome.delivered });
       return { ...outcome };
-    },
-  }, deps.runFinished);
-  const scheduler = new TaskScheduler(deps.db, deps.clock, deps.logger, runner);
-  const service = new TaskService(deps.db, {
-    agents: deps.agents,
-    clock: deps.clock,
-    checkWebhookUrl: (url) => checkWebhookUrl(url, { allowLoopback: deps.allowLoopback }),
-    wake: () => scheduler.wake(),
-  });
-  return { service, scheduler };
-}
+    };
+    const runner = new TaskRunner(db.db, clock, logger, commander, backups, { history, scripts, agents, bulk }, { deliver }, (run) => events.emit('task.run-finished', run));
+    const scheduler = new TaskScheduler(db.db, clock, logger, runner);
+    leaderWork.add(scheduler);
+    const tasks = new TaskService(db.db, {
+      agents,
+      clock,
+      checkWebhookUrl: (url) => checkWebhookUrl(url, { allowLoopback }),
+      wake: () => scheduler.wake(),
+    });
+    return { routes: (api) => api.register(taskRoutes, { tasks }) };
+  },
+});

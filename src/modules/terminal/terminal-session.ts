@@ -18,6 +18,21 @@ const controlFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('resize'), cols: z.number().int().min(1).max(1000), rows: z.number().int().min(1).max(1000) }),
 ]);
 
+/**
+ * A text message of a terminal WebSocket (the server's and a device's) as its control frame; undefined
+ * for anything else: an unknown or malformed control frame changes nothing.
+ */
+export function parseControlFrame(data: Buffer): z.infer<typeof controlFrame> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const control = controlFrame.safeParse(parsed);
+  return control.success ? control.data : undefined;
+}
+
 /** TERMINAL_SHELL, else /bin/bash where it exists, else /bin/sh. */
 export function shellPath(configured: string | undefined): string {
   if (configured) return configured;
@@ -76,15 +91,9 @@ export class TerminalSession {
       this.#pty.write(data as unknown as string);
       return;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data.toString('utf8'));
-    } catch {
-      parsed = undefined;
-    }
-    const control = controlFrame.safeParse(parsed);
-    // An unknown or malformed control frame changes nothing; keystrokes come as binary messages.
-    if (control.success) this.#pty.resize(control.data.cols, control.data.rows);
+    // Keystrokes come as binary messages.
+    const control = parseControlFrame(data);
+    if (control) this.#pty.resize(control.cols, control.rows);
   }
 
   #touch(): void {

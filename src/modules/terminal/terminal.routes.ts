@@ -8,7 +8,7 @@ import type {} from '@fastify/websocket';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callerOf } from '../../http/auth.js';
-import { requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
+import { originAllowed, requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
 import { AppError } from '../../platform/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { loadPty, type PtyLoader } from './pty-module.js';
@@ -110,14 +110,3 @@ export const terminalRoutes: FastifyPluginAsyncZod<TerminalOptions> = async (app
     },
   });
 };
-
-/** The server's own origin, or one of ALLOWED_ORIGINS (compared as parsed origins). */
-function originAllowed(origin: string, own: string, allowed: readonly string[]): boolean {
-  let parsed: string;
-  try {
-    parsed = new URL(origin).origin;
-  } catch {
-    return false;
-  }
-  return parsed === new URL(own).origin || allowed.includes(parsed);
-}

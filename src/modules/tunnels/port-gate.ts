@@ -7,9 +7,16 @@
 import type net from 'node:net';
 import { LogThrottle } from '../../platform/log-throttle.js';
 import type { Logger } from '../../platform/logger.js';
-import { normalizeAddress } from './allow-list.js';
+import { normalizeAddress, type AllowList } from './allow-list.js';
 import { LocalPeers, type LocalUids } from './local-peer.js';
-import type { Tunnel } from './tunnel-manager.js';
+
+/** The part of a tunnel (tunnel-manager.ts) the gate reads, and its refusal count, which it raises. */
+export interface GatedTunnel {
+  readonly id: string;
+  readonly agentId: string;
+  readonly allowFrom: AllowList;
+  refused: number;
+}
 
 export class ProxyPortGate {
   readonly #localPeers: LocalPeers;
@@ -21,7 +28,7 @@ export class ProxyPortGate {
   }
 
   /** Calls `admit` once the connection may become a session of `tunnel` (still open: `isOpen`); resets it otherwise. */
-  screen(tunnel: Tunnel, socket: net.Socket, admit: () => void, isOpen: () => boolean): void {
+  screen(tunnel: GatedTunnel, socket: net.Socket, admit: () => void, isOpen: () => boolean): void {
     const from = normalizeAddress(socket.remoteAddress ?? '');
     socket.on('error', () => undefined);
     if (!tunnel.allowFrom.allows(from)) {
@@ -43,7 +50,7 @@ export class ProxyPortGate {
     this.#refusals.flush();
   }
 
-  #refuse(tunnel: Tunnel, socket: net.Socket, kind: string, fields: object, message: string): void {
+  #refuse(tunnel: GatedTunnel, socket: net.Socket, kind: string, fields: object, message: string): void {
     tunnel.refused++;
     socket.resetAndDestroy(); // an RST, not a FIN: the client learns at once that it was refused
     this.#refusals.warn(`${kind} ${tunnel.id}`, { tunnelId: tunnel.id, agentId: tunnel.agentId, ...fields, refused: tunnel.refused }, message);

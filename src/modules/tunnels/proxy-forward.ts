@@ -21,8 +21,8 @@ const CLAIM_MS = 30_000;
 
 interface Upstream {
   socket: WebSocket;
-  /** What the holder sent before the client's socket was there (a server's banner, say). */
-  early: Buffer[];
+  /** What the holder sent before the client's socket was there (a server's banner, a device shell's session message). */
+  early: Array<{ data: Buffer; isBinary: boolean }>;
   claimTimer: NodeJS.Timeout;
 }
 
@@ -51,10 +51,10 @@ export async function connectToHolder(request: FastifyRequest, holder: TunnelHol
     throw refusal(res.status, await res.text());
   }
   const socket = new WebSocket(url.replace(/^http/, 'ws'), { headers: forwardedHeaders(request, instanceId), maxPayload: MAX_MESSAGE_BYTES });
-  const early: Buffer[] = [];
+  const early: Upstream['early'] = [];
   const outcome = await new Promise<{ open: true } | { open: false; status: number; body: string }>((resolve) => {
     socket.once('open', () => {
-      socket.on('message', (data) => early.push(toBuffer(data)));
+      socket.on('message', (data, isBinary) => early.push({ data: toBuffer(data), isBinary }));
       resolve({ open: true });
     });
     socket.once('unexpected-response', (req, res) => {
@@ -82,21 +82,24 @@ export function pipeToHolder(client: WebSocket, request: FastifyRequest): boolea
   clearTimeout(upstream.claimTimer);
   const { socket, early } = upstream;
   socket.removeAllListeners('message');
-  for (const chunk of early) client.send(chunk, { binary: true });
+  for (const { data, isBinary } of early) client.send(data, { binary: isBinary });
   pipe(client, socket);
   pipe(socket, client);
   socket.resume();
   return true;
 }
 
-/** Bytes from `from` go to `to`; `from` is not read while too much waits for `to`. Closes travel too. */
+/**
+ * Messages from `from` go to `to`, text as text and binary as binary (a device shell's control frames
+ * are text); `from` is not read while too much waits for `to`. Closes travel too.
+ */
 function pipe(from: WebSocket, to: WebSocket): void {
   let queued = 0;
-  from.on('message', (data) => {
+  from.on('message', (data, isBinary) => {
     if (to.readyState !== WebSocket.OPEN) return;
     const chunk = toBuffer(data);
     queued += chunk.length;
-    to.send(chunk, { binary: true }, () => {
+    to.send(chunk, { binary: isBinary }, () => {
       queued -= chunk.length;
       if (queued <= LOW_WATER && from.isPaused && from.readyState === WebSocket.OPEN) from.resume();
     });

@@ -32,6 +32,11 @@ export interface RemoteTunnels {
   list(agentId: string): Promise<TunnelWithTrafficDto[]>;
   /** Closes a tunnel of the agent held by another instance; false when no instance has it. */
   close(agentId: string, tunnelId: string): Promise<boolean>;
+  /**
+   * Which other instance holds the agent's socket, and where to reach it; undefined when none does. Device
+   * sessions' streams (a device shell, a file transfer) are forwarded there, as proxy WebSockets are.
+   */
+  locateAgent(agentId: string): Promise<TunnelHolder | undefined>;
   /** Which other instance has the tunnel, and where to reach it; undefined when none has it. */
   locate(tunnelId: string): Promise<TunnelHolder | undefined>;
 }

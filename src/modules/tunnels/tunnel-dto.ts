@@ -24,6 +24,10 @@ export const tunnelSchema = z.object({
   opened_by: z
     .object({ type: z.enum(['user', 'api_key']), name: z.string(), key_hint: z.string().nullable() })
     .describe('Who opened the tunnel: a username, or an API key\'s name and hint (never the key)'),
+  purpose: z
+    .enum(['tunnel', 'desktop', 'rdp', 'web'])
+    .describe('What opened it: POST /agents/{id}/tunnel, or the remote desktop, RDP and web-interface launchers (issue 60)'),
+  expires_at: z.string().nullable().describe('When it closes whatever it carries (the RDP and web-interface launchers\' time limit); null: no time limit'),
   refused_connections: z
     .number()
     .int()
@@ -75,6 +79,8 @@ export function tunnelDto(t: Tunnel, proxyHost: string): TunnelDto {
     proxy_path: `/api/v1/proxy/${t.id}`,
     allow_from: [...t.allowFrom.entries],
     opened_by: t.openedBy,
+    purpose: t.purpose,
+    expires_at: t.expiresAt?.toISOString() ?? null,
     refused_connections: t.refused,
   };
 }

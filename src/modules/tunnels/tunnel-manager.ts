@@ -4,7 +4,9 @@
 // agent's socket goes away (or the agent is deleted), and after 30 minutes without sessions. A tunnel
 // belongs to whoever opened it: its proxy port resets connections from outside its allow_from, and from
 // other accounts on the server itself, before the agent hears of them (port-gate.ts), and its proxy
-// WebSocket serves only the opening user or key.
+// WebSocket serves only the opening user or key. The remote-access launchers (issue 60) open tunnels on
+// stricter terms (tunnel.ts): bound to one sign-in session, one session at once, closing with it or at a
+// time limit, their bytes watched.
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import type { Clock } from '../../platform/clock.js';
@@ -20,7 +22,8 @@ import { TcpClient, type ClientEnd } from './client-end.js';
 import type { LocalUids } from './local-peer.js';
 import { PauseSupport } from './pause-support.js';
 import { ProxyPortGate } from './port-gate.js';
-import { TunnelSession, type CloseReason, type Overflow, type SessionLink, type Traffic } from './tunnel-session.js';
+import { TunnelSession, type CloseReason, type Overflow, type SessionLink } from './tunnel-session.js';
+import { ownerOf, sessionOwnerOf, type Tunnel, type TunnelEnd, type TunnelTerms } from './tunnel.js';
 
 const CONNECT_TIMEOUT_MS = 15_000;
 const IDLE_LIMIT_MS = 30 * 60_000;
@@ -33,30 +36,7 @@ export interface TunnelOptions {
   localUids?: LocalUids;
 }
 
-/** Who opened a tunnel, as shown to operators: a username, or an API key's name and hint (never the key). */
-export type OpenedBy = { type: 'user'; name: string; key_hint: null } | { type: 'api_key'; name: string; key_hint: string };
-
-export interface Tunnel {
-  id: string;
-  agentId: string;
-  port: number;
-  bindAddress: string;
-  targetHost: string;
-  targetPort: number;
-  createdAt: Date;
-  /** Client addresses the proxy port lets in. */
-  allowFrom: AllowList;
-  openedBy: OpenedBy;
-  /** The opener's identity, which alone may use the proxy WebSocket (user id or API key id). */
-  owner: string;
-  /** Connections to the proxy port reset: from outside allowFrom, or by another account on the server itself. */
-  refused: number;
-  sessions: Map<string, TunnelSession>;
-  /** Bytes over the tunnel's life; out counts only what clients took. */
-  traffic: Traffic;
-  lastActivity: number;
-  server: net.Server;
-}
+export type { OpenedBy, Tunnel, TunnelEnd, TunnelPurpose, TunnelTerms } from './tunnel.js';
 
 export class TunnelManager {
   readonly #tunnels = new Map<string, Tunnel>();
@@ -101,15 +81,16 @@ export class TunnelManager {
 
   async stop(): Promise<void> {
     await this.#idleSweep.stop();
-    await Promise.all([...this.#tunnels.values()].map((t) => this.#close(t)));
+    await Promise.all([...this.#tunnels.values()].map((t) => this.#close(t, 'server-stopping')));
     this.#gate.flush();
     this.#cuts.flush();
   }
 
   /** Opens a tunnel to `target` through the connected agent, for `openedBy` and clients from `allowFrom`. */
-  async open(agentId: string, targetHost: string, targetPort: number, access: { allowFrom: AllowList; openedBy: Caller }): Promise<Tunnel> {
+  async open(agentId: string, targetHost: string, targetPort: number, access: { allowFrom: AllowList; openedBy: Caller }, terms: TunnelTerms = {}): Promise<Tunnel> {
     if (!this.hub.isConnected(agentId)) throw new AppError('AGENT_NOT_CONNECTED', 'The agent is not connected');
     const caller = access.openedBy;
+    if (terms.sessionBound && (caller.kind !== 'user' || !caller.sessionId)) throw new AppError('FORBIDDEN', 'This takes a signed-in user');
     const tunnel: Tunnel = {
       id: randomBytes(8).toString('hex'),
       agentId,
@@ -120,7 +101,7 @@ export class TunnelManager {
       createdAt: this.clock.now(),
       allowFrom: access.allowFrom,
       openedBy: caller.kind === 'user' ? { type: 'user', name: caller.username, key_hint: null } : { type: 'api_key', name: caller.name, key_hint: caller.keyHint },
-      owner: ownerOf(caller),
+      owner: terms.sessionBound ? sessionOwnerOf(caller) : ownerOf(caller),
       refused: 0,
       sessions: new Map(),
       traffic: { bytesIn: 0, bytesOut: 0 },
@@ -128,17 +109,25 @@ export class TunnelManager {
       server: net.createServer((socket) =>
         this.#gate.screen(tunnel, socket, () => this.accept(tunnel, new TcpClient(socket)), () => this.#tunnels.has(tunnel.id)),
       ),
+      purpose: terms.purpose ?? 'tunnel',
+      expiresAt: terms.expiresAt ?? null,
+      terms,
+      cancelTimers: () => undefined,
     };
     tunnel.port = await this.#listenOnFreePort(tunnel.server);
     this.#tunnels.set(tunnel.id, tunnel);
+    tunnel.cancelTimers = this.#startTimers(tunnel);
     this.onTunnelChange(tunnel, true);
     this.logger.info({ agentId, tunnelId: tunnel.id, port: tunnel.port, allowFrom: tunnel.allowFrom.entries }, 'tunnel opened');
     return tunnel;
   }
 
-  /** Whether `caller` is the user or API key that opened the tunnel (the only one its proxy WebSocket serves). */
+  /**
+   * Whether `caller` is the user or API key that opened the tunnel (the only one its proxy WebSocket
+   * serves); for a session-bound tunnel, that user's same sign-in session.
+   */
   isOpenedBy(tunnel: Tunnel, caller: Caller): boolean {
-    return tunnel.owner === ownerOf(caller);
+    return tunnel.owner === (tunnel.terms.sessionBound ? sessionOwnerOf(caller) : ownerOf(caller));
   }
 
   list(agentId?: string): Tunnel[] {
@@ -158,12 +147,12 @@ export class TunnelManager {
   async close(agentId: string, tunnelId: string): Promise<boolean> {
     const tunnel = this.get(agentId, tunnelId);
     if (!tunnel) return false;
-    await this.#close(tunnel);
+    await this.#close(tunnel, 'closed');
     return true;
   }
 
   closeAllOf(agentId: string): void {
-    for (const tunnel of this.list(agentId)) void this.#close(tunnel);
+    for (const tunnel of this.list(agentId)) void this.#close(tunnel, 'agent-gone');
   }
 
   /**
@@ -194,13 +183,19 @@ export class TunnelManager {
 
   /** Starts a session for a client connection (on the proxy port, or a WebSocket of the proxy route). */
   accept(tunnel: Tunnel, client: ClientEnd): void {
-    if (!this.#tunnels.has(tunnel.id)) {
+    const { maxSessions, watch } = tunnel.terms;
+    if (!this.#tunnels.has(tunnel.id) || (maxSessions !== undefined && tunnel.sessions.size >= maxSessions)) {
       client.destroy();
       return;
     }
     const sessionId = randomBytes(12).toString('hex');
-    const session = new TunnelSession(sessionId, client, this.#linkFor(tunnel.agentId), tunnel.traffic, (s, by, overflow) =>
-      this.#sessionClosed(tunnel, s, by, overflow),
+    const session = new TunnelSession(
+      sessionId,
+      client,
+      this.#linkFor(tunnel.agentId),
+      tunnel.traffic,
+      (s, by, overflow) => this.#sessionClosed(tunnel, s, by, overflow),
+      watch?.(),
     );
     tunnel.sessions.set(sessionId, session);
     this.#sessions.set(sessionId, { tunnel, session });
@@ -248,6 +243,25 @@ export class TunnelManager {
       // Fire and forget: the agent closes its side; its answer changes nothing here.
       this.hub.request(tunnel.agentId, 'tunnel_disconnect', { session_id: session.id }, CONNECT_TIMEOUT_MS).catch(() => undefined);
     }
+    // A desktop's tunnel is its one session: the browser tab closing ends both.
+    if (tunnel.terms.endsWithSession && tunnel.sessions.size === 0) void this.#close(tunnel, 'session-ended');
+  }
+
+  /** A remote-access tunnel's own deadlines: its time limit, and the time its first session has to start. */
+  #startTimers(tunnel: Tunnel): () => void {
+    const cancels: Array<() => void> = [];
+    if (tunnel.expiresAt) {
+      const ms = Math.max(0, tunnel.expiresAt.getTime() - this.clock.now().getTime());
+      cancels.push(this.clock.timer(ms, () => void this.#close(tunnel, 'time-limit')));
+    }
+    const ends = tunnel.terms.endsWithSession;
+    if (ends) cancels.push(this.clock.timer(ends.connectWithinMs, () => tunnel.sessions.size === 0 && void this.#close(tunnel, 'idle')));
+    return () => cancels.forEach((cancel) => cancel());
+  }
+
+  /** Closes a tunnel because its user went idle (a desktop without keyboard or mouse for too long). */
+  async closeIdle(tunnel: Tunnel): Promise<void> {
+    await this.#close(tunnel, 'idle');
   }
 
   #logCut(tunnel: Tunnel, session: TunnelSession, { backlog, limit, agentCanPause }: Overflow): void {
@@ -262,20 +276,26 @@ export class TunnelManager {
     );
   }
 
-  async #close(tunnel: Tunnel): Promise<void> {
+  async #close(tunnel: Tunnel, end: TunnelEnd): Promise<void> {
     if (!this.#tunnels.delete(tunnel.id)) return;
+    tunnel.cancelTimers();
     this.#closedTraffic.bytesIn += tunnel.traffic.bytesIn;
     this.#closedTraffic.bytesOut += tunnel.traffic.bytesOut;
     this.onTunnelChange(tunnel, false);
     for (const session of [...tunnel.sessions.values()]) session.close('tunnel');
     await new Promise<void>((resolve) => tunnel.server.close(() => resolve()));
-    this.logger.info({ agentId: tunnel.agentId, tunnelId: tunnel.id }, 'tunnel closed');
+    this.logger.info({ agentId: tunnel.agentId, tunnelId: tunnel.id, purpose: tunnel.purpose, end }, 'tunnel closed');
+    try {
+      tunnel.terms.onClose?.(tunnel, end);
+    } catch (err) {
+      this.logger.error({ err, tunnelId: tunnel.id }, 'a closed tunnel could not be recorded');
+    }
   }
 
   #closeIdle(): void {
     const now = this.clock.now().getTime();
     for (const tunnel of this.#tunnels.values()) {
-      if (tunnel.sessions.size === 0 && now - tunnel.lastActivity >= IDLE_LIMIT_MS) void this.#close(tunnel);
+      if (tunnel.sessions.size === 0 && now - tunnel.lastActivity >= IDLE_LIMIT_MS) void this.#close(tunnel, 'idle');
     }
   }
 
@@ -300,8 +320,4 @@ export class TunnelManager {
     }
     throw new AppError('NO_FREE_PORT', `No free tunnel port between ${portMin} and ${portMax}`);
   }
-}
-
-function ownerOf(caller: Caller): string {
-  return caller.kind === 'user' ? `user:${caller.userId}` : `api_key:${caller.keyId}`;
 }

@@ -14,6 +14,7 @@ import { AppError } from '../../platform/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import { MAX_MESSAGE_BYTES } from '../agent-hub/agent-protocol.js';
 import type { AgentService } from '../agents/agents.service.js';
+import { levelOf } from '../auth/access-policy.js';
 import { actorOf } from '../auth/caller.js';
 import { CLOSE_CLIENT_TOO_SLOW, WebSocketClient } from './client-end.js';
 import { connectToHolder, pipeToHolder } from './proxy-forward.js';
@@ -29,14 +30,15 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
   app.route({
     method: 'GET',
     url: '/proxy/:tunnel_id',
-    // Write: a session through a tunnel reaches into the customer's network like opening one does.
-    config: { access: 'write' },
+    // Write, checked below: a session through a tunnel reaches into the customer's network like opening
+    // one does. Read users pass the route's level only for their own view-only desktops (issue 60).
+    config: { access: 'read' },
     schema: {
       summary: 'WebSocket carrying one session through a tunnel (raw bytes as binary messages)',
       description:
         'For clients that cannot reach the tunnel\'s proxy_port: each connection is one session to the tunnel\'s target, exactly like a TCP connection on proxy_port. ' +
         'Authenticate with a bearer token (`Authorization` or `token`) or a write/admin key (`X-API-Key` or `api_key`); read and agent keys get 403, and a tunnel that does not exist or whose agent is outside a scoped key\'s customer gets 404, all before the upgrade. ' +
-        'A tunnel belongs to whoever opened it: only that same user (any of their tokens) or that same API key may connect; anyone else gets 403 FORBIDDEN. No proxy port needs to be reachable for this path. ' +
+        'A tunnel belongs to whoever opened it: only that same user (any of their tokens) or that same API key may connect; anyone else gets 403 FORBIDDEN. A remote desktop (POST /agents/{id}/desktop) is bound tighter: only the sign-in session that opened it, once; a read user reaches only their own view-only desktop. No proxy port needs to be reachable for this path. ' +
         `Messages may be up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (a larger one closes the socket with 1009). ` +
         'The socket closes with 1000 when the target closes (after its last bytes), and is dropped when the tunnel closes. A client that stops reading gets every byte later if the agent can pause one session (tunnel_pause); with an agent that cannot, once 8 MiB wait for it the socket is closed with ' +
         `${CLOSE_CLIENT_TOO_SLOW} and a reason after the bytes already sent (or dropped, seen as 1006, if the client does not read them within 30 s): never a normal close. ` +
@@ -47,6 +49,9 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
       params: z.object({ tunnel_id: tunnelIdSchema }),
     },
     preHandler: async (request) => {
+      const caller = callerOf(request);
+      const reader = levelOf(caller) === 'read';
+      if (reader && caller.kind === 'api_key') throw new AppError('FORBIDDEN', 'This needs a write or admin key');
       const tunnel = tunnels.find(request.params.tunnel_id);
       if (!tunnel) {
         // Forwarded once at most: a holder that no longer has the tunnel says so rather than asking around.
@@ -54,9 +59,12 @@ export const tunnelProxyRoutes: FastifyPluginAsyncZod<{ tunnels: TunnelManager; 
         if (!holder) throw new AppError('NOT_FOUND', 'Tunnel not found');
         return connectToHolder(request, holder, remote!.instanceId);
       }
-      const caller = callerOf(request);
       await agents.get(caller, tunnel.agentId); // 404 outside the caller's scope
-      if (!tunnels.isOpenedBy(tunnel, caller)) throw new AppError('FORBIDDEN', 'Only the user or API key that opened this tunnel may use it');
+      if (!tunnels.isOpenedBy(tunnel, caller)) {
+        const session = tunnel.terms.sessionBound ? ' in the same sign-in session' : '';
+        throw new AppError('FORBIDDEN', `Only the user or API key that opened this tunnel may use it${session}`);
+      }
+      if (reader && !tunnel.terms.viewOnly) throw new AppError('FORBIDDEN', 'This needs the write or admin role');
     },
     handler: requireWebSocketUpgrade,
     wsHandler: (socket, request) => {

@@ -27,6 +27,14 @@ export const HARD_CAP = 32 * MiB;
 /** Largest payload per frame; socket chunks are normally 64 KiB. */
 const MAX_PAYLOAD = 256 * 1024;
 
+/** Sees a session's bytes both ways and may drop some of the client's (issue 60's view-only desktops). */
+export interface SessionWatch {
+  /** The client's bytes; returns what to pass on. Throws to end the session (a stream it cannot follow). */
+  fromClient(chunk: Buffer): Buffer;
+  /** The target's bytes, only observed. */
+  fromTarget(chunk: Buffer): void;
+}
+
 export interface SessionLink {
   /** Sends one tunnel frame to the agent, `header` then `payload`; false when the agent is gone. */
   send(header: Buffer, payload: Buffer): boolean;
@@ -73,6 +81,7 @@ export class TunnelSession {
     private readonly link: SessionLink,
     private readonly traffic: Traffic,
     private readonly onClose: (session: TunnelSession, by: CloseReason, overflow?: Overflow) => void,
+    private readonly watch?: SessionWatch,
   ) {
     this.#header = tunnelFrameHeader(id);
     // Reading starts paused: nothing goes to the agent until it has connected to the target.
@@ -87,6 +96,7 @@ export class TunnelSession {
   /** Bytes from the agent for this session. */
   fromAgent(payload: Buffer): void {
     if (this.#closed) return;
+    this.watch?.fromTarget(payload);
     this.client.write(payload);
     this.#checkBacklog();
   }
@@ -149,8 +159,18 @@ export class TunnelSession {
       .then(() => this.onClose(this, 'overflow', overflow));
   }
 
-  #fromClient(chunk: Buffer): void {
-    this.traffic.bytesIn += chunk.length;
+  #fromClient(received: Buffer): void {
+    this.traffic.bytesIn += received.length;
+    let chunk = received;
+    if (this.watch) {
+      try {
+        chunk = this.watch.fromClient(received);
+      } catch {
+        this.close('tunnel');
+        return;
+      }
+      if (chunk.length === 0) return;
+    }
     for (let offset = 0; offset < chunk.length; offset += MAX_PAYLOAD) {
       const payload = chunk.length <= MAX_PAYLOAD ? chunk : chunk.subarray(offset, offset + MAX_PAYLOAD);
       if (!this.link.send(this.#header, payload)) {

@@ -7,7 +7,8 @@
 // The page itself is answered with a fresh style nonce each time, in the CSP and in a
 // `<meta name="csp-nonce">`: xterm.js (the terminal page) builds its styles in `<style>` elements,
 // which the console stamps with that nonce. Only the console's own scripts can create elements, so
-// the policy still refuses any style that arrives as markup.
+// the policy still refuses any style that arrives as markup. The page may also compile WebAssembly
+// (the session player's terminal emulator: security-headers.ts says why); no other answer may.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentSecurityPolicy } from '../../http/security-headers.js';
@@ -45,7 +46,7 @@ function sendPage(reply: FastifyReply, html: string): FastifyReply {
   const nonce = randomBytes(16).toString('base64');
   const meta = `<meta name="${STYLE_NONCE_META}" content="${nonce}" />`;
   const body = /<head[^>]*>/i.test(html) ? html.replace(/<head[^>]*>/i, (head) => `${head}${meta}`) : `${meta}${html}`;
-  reply.header('content-security-policy', contentSecurityPolicy(nonce));
+  reply.header('content-security-policy', contentSecurityPolicy(nonce, { wasm: true }));
   reply.header('cache-control', 'no-store');
   return reply.type('text/html; charset=utf-8').send(body);
 }

@@ -1,8 +1,8 @@
 // My account: who is signed in, with which role and customers, since when the user exists, two-factor
 // sign-in, passkeys and the sessions. The password is changed on the users page, by an admin with every
 // customer.
+import type { ApiBody } from '../api/api-types';
 import { api } from '../api/client';
-import type { Role } from '../api/session';
 import { useAccess } from '../auth/access';
 import { Link } from '../router';
 import { Badge, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
@@ -15,14 +15,7 @@ import { scopeText } from '../users/access-fields';
 import './account.css';
 
 /** GET /auth/me for a signed-in user (an API key gets another shape, which the console never holds). */
-interface Me {
-  id: number;
-  username: string;
-  totp_enabled: boolean;
-  created_at: string;
-  role: Role;
-  customer_ids: number[] | null;
-}
+type Me = Extract<ApiBody<'/auth/me'>, { username: string }>;
 
 export function AccountPage() {
   const me = useResource((signal) => api<Me>('/auth/me', { signal }), []);

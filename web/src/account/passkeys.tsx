@@ -5,27 +5,16 @@
 // why instead of offering the form.
 import { startRegistration, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { useState } from 'react';
+import type { ApiBody, ApiItem, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
 import { passkeyErrorText } from '../auth/passkey-errors';
 
-interface Passkey {
-  id: number;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-interface RegistrationStatus {
-  available: boolean;
-  reason: string | null;
-}
-
 export function Passkeys() {
-  const list = useResource((signal) => api<Passkey[]>('/auth/passkeys', { signal }), []);
-  const registration = useResource((signal) => api<RegistrationStatus>('/auth/passkeys/registration', { signal }), []);
+  const list = useResource((signal) => api<ApiItem<'/auth/passkeys'>[]>('/auth/passkeys', { signal }), []);
+  const registration = useResource((signal) => api<ApiBody<'/auth/passkeys/registration'>>('/auth/passkeys/registration', { signal }), []);
   return (
     <section className="card passkeys" aria-labelledby="passkeys-title">
       <h2 id="passkeys-title">Passkeys</h2>
@@ -57,11 +46,11 @@ export function Passkeys() {
   );
 }
 
-function PasskeyRow({ passkey, onChanged }: { passkey: Passkey; onChanged: () => void }) {
+function PasskeyRow({ passkey, onChanged }: { passkey: ApiItem<'/auth/passkeys'>; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(passkey.name);
   const rename = useSubmit(async () => {
-    await api(`/auth/passkeys/${passkey.id}`, { method: 'PATCH', body: { name } });
+    await api(`/auth/passkeys/${passkey.id}`, { method: 'PATCH', body: { name } satisfies ApiRequest<'/auth/passkeys/{id}', 'patch'> });
     setEditing(false);
     onChanged();
   });
@@ -116,6 +105,8 @@ function AddPasskey({ onAdded }: { onAdded: () => void }) {
     } catch (err) {
       throw new Error(passkeyErrorText(err));
     }
+    // The browser library's answer goes as it made it: its types lack the index signature the API's
+    // `clientExtensionResults` has, so it is not checked against ApiRequest here (the server checks it).
     await api('/auth/passkeys', { method: 'POST', body: { name: name.trim(), response } });
     setName('');
     onAdded();

@@ -2,6 +2,7 @@
 // it began and was last used, with "End" for one (a lost laptop) and "Sign out everywhere". Ending the
 // session of this browser signs out here too. Kept in its own file: the account page gathers sections
 // (two-factor, passkeys, this) that are written separately.
+import type { ApiItem } from '../api/api-types';
 import { api } from '../api/client';
 import { endSession } from '../api/session';
 import { useActionError } from '../ui/use-action-error';
@@ -10,16 +11,7 @@ import { useResource } from '../use-resource';
 import { TableFrame } from '../ui/table-frame';
 
 /** GET /auth/sessions. */
-interface UserSession {
-  id: string;
-  method: string;
-  ip: string;
-  user_agent: string;
-  created_at: string;
-  last_used_at: string;
-  expires_at: string;
-  current: boolean;
-}
+type UserSession = ApiItem<'/auth/sessions'>;
 
 const METHODS: Record<string, string> = { password: 'password', totp: 'password and code', passkey: 'passkey', sso: 'single sign-on' };
 

@@ -1,16 +1,14 @@
 // Two-factor sign-in on the account page: enrolment (QR code and the key for typing in, confirmed with
 // a first code) while it is off, and turning it off (password and a current code) while it is on.
 import { useState, type FormEvent } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { endSession } from '../api/session';
 import { QrCode } from '../ui/qr-code';
 import { ErrorBanner } from '../ui/widgets';
 import { useSubmit } from '../ui/use-submit';
 
-interface Enrolment {
-  secret: string;
-  otpauth_url: string;
-}
+type Enrolment = ApiBody<'/auth/2fa/setup', 'post'>;
 
 /** Authenticator apps show "123 456"; the server wants the digits. */
 const digitsOf = (code: string) => code.replace(/\s/g, '');
@@ -58,7 +56,7 @@ function EnrolmentSteps({ onTurnedOn }: { onTurnedOn: () => void }) {
   // Each setup replaces the pending key on the server; only a confirmed one is ever used.
   const setup = useSubmit(async () => setEnrolment(await api<Enrolment>('/auth/2fa/setup', { method: 'POST', body: {} })));
   const confirmation = useSubmit(async () => {
-    await api('/auth/2fa/confirm', { method: 'POST', body: { code: digitsOf(code) } });
+    await api('/auth/2fa/confirm', { method: 'POST', body: { code: digitsOf(code) } satisfies ApiRequest<'/auth/2fa/confirm', 'post'> });
     onTurnedOn();
   });
   const busy = setup.busy || confirmation.busy;
@@ -107,7 +105,7 @@ function TurnOffForm() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const { busy, error, submit } = useSubmit(async () => {
-    await api('/auth/2fa/disable', { method: 'POST', body: { password, code: digitsOf(code) } });
+    await api('/auth/2fa/disable', { method: 'POST', body: { password, code: digitsOf(code) } satisfies ApiRequest<'/auth/2fa/disable', 'post'> });
     // The server has ended every session of this user, this one included.
     endSession('Two-factor sign-in is off. Please sign in again with your password.');
   });

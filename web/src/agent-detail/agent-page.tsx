@@ -1,6 +1,8 @@
 // One agent: a header with who and how it is, and a tab per concern. The agent (with its system data)
-// is reloaded every 30 s so status and panels stay current while the technician works in a tab.
-import type { ComponentType } from 'react';
+// is reloaded every 30 s so status and panels stay current while the technician works in a tab. The
+// device tabs (Shell, Files, Processes, Services) show only for an agent that offers them; a link to one
+// it does not offer says so instead of falling back to another tab.
+import { lazy, Suspense, type ComponentType } from 'react';
 import { allows, useAccess, type Need } from '../auth/access';
 import { AgentAlerts } from '../alerts/agent-alerts';
 import { api } from '../api/client';
@@ -10,6 +12,12 @@ import { Link } from '../router';
 import { usePageTitle } from '../ui/page-title';
 import { useResource } from '../use-resource';
 import { ErrorBanner, Loading, RelativeTime, StatusBadge } from '../ui/widgets';
+import { notOfferedText } from './device/device-gate';
+import type { DeviceCapability } from './device/device-types';
+import { FilesTab } from './files/files-tab';
+import { ProcessesTab } from './processes/processes-tab';
+import { RecordingsTab } from './recordings/recordings-tab';
+import { ServicesTab } from './services/services-tab';
 import { AgentHistoryTab } from '../history/agent-history-tab';
 import { ActionsTab } from './actions/actions-tab';
 import { BackupsTab } from './backups/backups-tab';
@@ -20,6 +28,10 @@ import type { TabProps } from './tab-props';
 import { TunnelsTab } from './tunnels/tunnels-tab';
 import { VpnTab } from './vpn/vpn-tab';
 
+// xterm.js loads with the Shell tab only, noVNC with the Remote desktop tab.
+const ShellTab = lazy(() => import('./shell/shell-tab').then((m) => ({ default: m.ShellTab })));
+const DesktopTab = lazy(() => import('./desktop/desktop-tab').then((m) => ({ default: m.DesktopTab })));
+
 interface Tab {
   id: string;
   label: string;
@@ -28,6 +40,8 @@ interface Tab {
   platforms?: readonly Platform[];
   /** Only for users who may do this (the Actions tab holds nothing but changes). */
   need?: Need;
+  /** Only for agents that offer this (issue 59's device sessions). */
+  capability?: DeviceCapability;
 }
 
 const TABS: readonly Tab[] = [
@@ -37,7 +51,14 @@ const TABS: readonly Tab[] = [
   { id: 'backups', label: 'Backups', component: BackupsTab, platforms: ['freebsd'] },
   { id: 'tunnels', label: 'Tunnels', component: TunnelsTab },
   { id: 'vpn', label: 'VPN peers', component: VpnTab, platforms: ['freebsd'] },
+  // No `need`: read users may watch where the settings allow it (the server decides; the tab says so).
+  { id: 'desktop', label: 'Remote desktop', component: DesktopTab },
+  { id: 'shell', label: 'Shell', component: ShellTab, need: 'write', capability: 'shell' },
+  { id: 'files', label: 'Files', component: FilesTab, need: 'write', capability: 'files' },
+  { id: 'processes', label: 'Processes', component: ProcessesTab, capability: 'processes' },
+  { id: 'services', label: 'Services', component: ServicesTab, capability: 'services' },
   { id: 'actions', label: 'Actions', component: ActionsTab, need: 'write' },
+  { id: 'recordings', label: 'Recordings', component: RecordingsTab },
   { id: 'history', label: 'History', component: AgentHistoryTab },
 ];
 
@@ -49,7 +70,11 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
   usePageTitle(agent.data?.name ?? 'Agent', (TABS.find((t) => t.id === tab) ?? TABS[0])?.label);
   if (!agent.data) return agent.error ? <ErrorBanner error={agent.error} /> : <Loading />;
   const a = agent.data;
-  const tabs = TABS.filter((t) => (!t.platforms || (a.platform !== null && t.platforms.includes(a.platform))) && allows(access, t.need));
+  const allowed = TABS.filter((t) => (!t.platforms || (a.platform !== null && t.platforms.includes(a.platform))) && allows(access, t.need));
+  const tabs = allowed.filter((t) => !t.capability || a.capabilities.includes(t.capability));
+  // A device tab the agent does not offer (a bookmark, an agent downgraded): the sentence, not Overview.
+  const notOffered = allowed.find((t) => t.id === tab && t.capability && !a.capabilities.includes(t.capability))?.capability;
+  const missing = allowed.flatMap((t) => (t.capability && !a.capabilities.includes(t.capability) ? [t.capability] : []));
   const current = tabs.find((t) => t.id === tab) ?? tabs[0]!;
   const Current = current.component;
   return (
@@ -80,14 +105,27 @@ export function AgentPage({ id, tab }: { id: string; tab: string }) {
       <ErrorBanner error={agent.error} />
       <nav className="tabs" aria-label="Agent sections">
         {tabs.map((t) => (
-          <Link key={t.id} to={`/agents/${a.id}/${t.id}`} aria-current={t.id === current.id ? 'page' : undefined}>
+          <Link key={t.id} to={`/agents/${a.id}/${t.id}`} aria-current={t.id === current.id && !notOffered ? 'page' : undefined}>
             {t.label}
           </Link>
         ))}
       </nav>
       <div className="tab-body">
-        {current.id === 'overview' && <AgentAlerts agentId={a.id} />}
-        <Current agent={a} reload={agent.reload} />
+        {notOffered ? (
+          <p className="banner banner-info">{notOfferedText([notOffered])}</p>
+        ) : (
+          <>
+            {current.id === 'overview' && missing.length > 0 && (
+              <p className="muted" data-testid="not-offered">
+                {notOfferedText(missing)}
+              </p>
+            )}
+            {current.id === 'overview' && <AgentAlerts agentId={a.id} />}
+            <Suspense fallback={<Loading />}>
+              <Current agent={a} reload={agent.reload} />
+            </Suspense>
+          </>
+        )}
       </div>
     </section>
   );

@@ -2,13 +2,14 @@
 // table shows: each column's text is the cell's text (a badge adds its word), except the last
 // heartbeat, which the table shows relative ("3 min ago") and the file as its exact time.
 import type { ReactNode } from 'react';
+import type { ApiQuery } from '../api/api-types';
 import { hostnameText, PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
 import { Link } from '../router';
 import { formatDuration } from '../ui/format';
 import { RelativeTime, StatusBadge } from '../ui/widgets';
 
 /** The API's `sort` values. */
-export type SortKey = 'name' | 'hostname' | 'customer' | 'platform' | 'status' | 'last_heartbeat' | 'os' | 'ip' | 'uptime' | 'disk' | 'updates' | 'reboot' | 'version';
+export type SortKey = NonNullable<ApiQuery<'/agents'>['sort']>;
 
 export interface AgentColumn {
   id: string;

@@ -2,6 +2,7 @@
 // current filter matches (not only the loaded page: the server resolves the filter when the action is
 // made). A change of filter clears the selection, so an action never reaches agents no longer shown.
 import { useEffect, useState } from 'react';
+import { PLATFORM_LABELS, STATUSES, type AgentStatus, type Platform } from '../api/types';
 import { BulkActionForm } from '../bulk/bulk-action-form';
 import type { BulkTarget } from '../bulk/bulk-types';
 
@@ -52,12 +53,15 @@ export function useAgentSelection(filterKey: string): AgentSelection {
   };
 }
 
+const isPlatform = (value: string): value is Platform => value in PLATFORM_LABELS;
+const isStatus = (value: string): value is AgentStatus => (STATUSES as readonly string[]).includes(value);
+
 /** The API target of the list's filter: its non-empty values, or every agent in scope. */
 export function filterTarget(filters: Record<string, string>): BulkTarget {
   const target: BulkTarget = {};
   if (filters.customer_id) target.customer_id = Number(filters.customer_id);
-  if (filters.platform) target.platform = filters.platform;
-  if (filters.status) target.status = filters.status;
+  if (filters.platform && isPlatform(filters.platform)) target.platform = filters.platform;
+  if (filters.status && isStatus(filters.status)) target.status = filters.status;
   if (filters.q) target.q = filters.q;
   if (filters.tag) target.tag = filters.tag;
   return Object.keys(target).length > 0 ? target : { all: true };

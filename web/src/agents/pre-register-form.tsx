@@ -2,6 +2,7 @@
 // "(ausstehend)") and the agent that registers with that name adopts it, customer included. After it,
 // the install commands for the new record.
 import { useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Agent, Customer } from '../api/types';
 import { Link } from '../router';
@@ -18,7 +19,7 @@ export function PreRegisterForm({ customers, onCreated }: { customers: Customer[
   const { busy, error, submit } = useSubmit(async () => {
     // The last success is no longer news: it must not stand beside this attempt's error.
     setCreated(undefined);
-    const agent = await api<Agent>('/agents', { method: 'POST', body: { name: name.trim(), customer_id: customerId ? Number(customerId) : null } });
+    const agent = await api<Agent>('/agents', { method: 'POST', body: { name: name.trim(), customer_id: customerId ? Number(customerId) : null } satisfies ApiRequest<'/agents', 'post'> });
     setCreated(agent);
     setName('');
     onCreated();

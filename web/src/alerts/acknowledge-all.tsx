@@ -2,15 +2,11 @@
 // clicks). POST /alerts/acknowledge with their ids; alerts that changed meanwhile (resolved, or
 // acknowledged by someone else) are skipped by the server and said so here.
 import { useId, useState } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useAccess } from '../auth/access';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
-
-interface Answer {
-  acknowledged: number[];
-  skipped: Array<{ id: number; reason: string }>;
-}
 
 export function AcknowledgeAll({ ids, onChanged }: { ids: readonly number[]; onChanged: () => void }) {
   const [asking, setAsking] = useState(false);
@@ -19,7 +15,7 @@ export function AcknowledgeAll({ ids, onChanged }: { ids: readonly number[]; onC
   const inputId = useId();
   const { busy, error, submit } = useSubmit(async () => {
     const text = comment.trim();
-    const answer = await api<Answer>('/alerts/acknowledge', { method: 'POST', body: { ids, ...(text ? { comment: text } : {}) } });
+    const answer = await api<ApiBody<'/alerts/acknowledge', 'post'>>('/alerts/acknowledge', { method: 'POST', body: { ids: [...ids], ...(text ? { comment: text } : {}) } satisfies ApiRequest<'/alerts/acknowledge', 'post'> });
     setOutcome(`Acknowledged ${answer.acknowledged.length}${answer.skipped.length ? `; ${answer.skipped.length} had changed meanwhile` : ''}.`);
     setAsking(false);
     setComment('');

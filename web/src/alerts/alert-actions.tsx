@@ -2,6 +2,7 @@
 // the first click opens the comment box, the second sends it. Only the steps the alert's state allows
 // are offered (a resolved alert has none); afterwards the list and the navigation badge load again.
 import { useId, useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
@@ -24,7 +25,7 @@ export function AlertActions({ alert, onChanged }: { alert: Alert; onChanged: ()
   const { busy, error, submit } = useSubmit(async () => {
     if (!step) return;
     const text = comment.trim();
-    await api<Alert>(`/alerts/${alert.id}/${step}`, { method: 'POST', body: text ? { comment: text } : {} });
+    await api<Alert>(`/alerts/${alert.id}/${step}`, { method: 'POST', body: (text ? { comment: text } : {}) satisfies ApiRequest<'/alerts/{id}/acknowledge', 'post'> });
     setStep(undefined);
     setComment('');
     onChanged();

@@ -3,6 +3,7 @@
 // checks the settings on save (an SMTP login, a URL's address); its answer appears beside the field it
 // names, or above the buttons.
 import { useEffect, useId, useRef, useState } from 'react';
+import type { ApiMethod, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { CustomerOptions } from '../ui/customer-options';
 import { useSubmit } from '../ui/use-submit';
@@ -18,6 +19,9 @@ interface Props {
   onSaved: () => void;
   onCancel: () => void;
 }
+
+/** A channel's body less its settings and secrets: their fields depend on the type (channel-fields.tsx). */
+type ChannelBody<P extends '/notification-channels' | '/notification-channels/{id}', M extends 'post' | 'put'> = Omit<ApiRequest<P, M & ApiMethod<P>>, 'settings' | 'secrets'>;
 
 export function ChannelForm({ channel, directory, onSaved, onCancel }: Props) {
   const [name, setName] = useState(channel?.name ?? '');
@@ -39,8 +43,8 @@ export function ChannelForm({ channel, directory, onSaved, onCancel }: Props) {
       settings: settingsFor(type, draft),
       secrets: secretsFor(type, draft, channel !== null),
     };
-    if (channel) await api<Channel>(`/notification-channels/${channel.id}`, { method: 'PUT', body });
-    else await api<Channel>('/notification-channels', { method: 'POST', body: { ...body, type } });
+    if (channel) await api<Channel>(`/notification-channels/${channel.id}`, { method: 'PUT', body: body satisfies ChannelBody<'/notification-channels/{id}', 'put'> });
+    else await api<Channel>('/notification-channels', { method: 'POST', body: { ...body, type } satisfies ChannelBody<'/notification-channels', 'post'> });
     onSaved();
   });
   const errors = fieldErrors(error);

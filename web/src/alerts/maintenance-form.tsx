@@ -2,6 +2,7 @@
 // from a start to an end typed in UTC (the local time shown beside), or recurring on a five-field UTC cron
 // expression for a number of minutes, with the next starts previewed by the same check the server uses.
 import { useEffect, useId, useRef, useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { CronPreview, cronProblem } from '../tasks/cron-preview';
 import { formatDateTime } from '../ui/format';
@@ -44,7 +45,7 @@ export function MaintenanceForm({ window: w, directory, onSaved, onCancel }: Pro
 
   const { busy, error, submit } = useSubmit(async () => {
     const base = { name: name.trim(), ...scopeOf(scope) };
-    let body: Record<string, unknown>;
+    let body: ApiRequest<'/maintenance-windows', 'post'>;
     if (recurring) {
       const problem = cronProblem(cron.trim());
       if (problem) throw new Error(`Cron expression: ${problem}`);
@@ -55,7 +56,7 @@ export function MaintenanceForm({ window: w, directory, onSaved, onCancel }: Pro
       if (!start || !end) throw new Error('Enter a start and an end (UTC).');
       body = { ...base, starts_at: start, ends_at: end };
     }
-    if (w) await api<MaintenanceWindow>(`/maintenance-windows/${w.id}`, { method: 'PUT', body });
+    if (w) await api<MaintenanceWindow>(`/maintenance-windows/${w.id}`, { method: 'PUT', body: body satisfies ApiRequest<'/maintenance-windows/{id}', 'put'> });
     else await api<MaintenanceWindow>('/maintenance-windows', { method: 'POST', body });
     onSaved();
   });

@@ -3,6 +3,7 @@
 // reminders and whether it is on. The server's validation errors appear beside the fields they name; on
 // any error everything typed stays.
 import { useEffect, useId, useRef, useState } from 'react';
+import type { ApiMethod, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
@@ -19,6 +20,9 @@ interface Props {
   onSaved: () => void;
   onCancel: () => void;
 }
+
+/** A rule's body less its params: their fields depend on the kind (rule-params.tsx). */
+type RuleBody<P extends '/alert-rules' | '/alert-rules/{id}', M extends 'post' | 'put'> = Omit<ApiRequest<P, M & ApiMethod<P>>, 'params'>;
 
 export function RuleForm({ rule, channels, directory, onSaved, onCancel }: Props) {
   const [name, setName] = useState(rule?.name ?? '');
@@ -47,8 +51,8 @@ export function RuleForm({ rule, channels, directory, onSaved, onCancel }: Props
       channel_ids: [...channelIds],
       reminder_minutes: reminder.trim() ? Number(reminder) : null,
     };
-    if (rule) await api<AlertRule>(`/alert-rules/${rule.id}`, { method: 'PUT', body });
-    else await api<AlertRule>('/alert-rules', { method: 'POST', body });
+    if (rule) await api<AlertRule>(`/alert-rules/${rule.id}`, { method: 'PUT', body: body satisfies RuleBody<'/alert-rules/{id}', 'put'> });
+    else await api<AlertRule>('/alert-rules', { method: 'POST', body: body satisfies RuleBody<'/alert-rules', 'post'> });
     onSaved();
   });
   const errors = fieldErrors(error);

@@ -58,6 +58,14 @@ async function sendTo(url: string, options: RequestOptions): Promise<Response> {
     throw new ApiError(0, 'NETWORK_ERROR', 'The server cannot be reached. Check the connection and try again.', undefined);
   }
   if (response.ok) return response;
+  throw await apiErrorOf(response, options.anonymous);
+}
+
+/**
+ * The contract's error of a failed answer (also one that came by XMLHttpRequest, for an upload's
+ * progress). A 401 on a signed-in request ends the session.
+ */
+export async function apiErrorOf(response: Response, anonymous = false): Promise<ApiError> {
   const body = (await response.json().catch(() => null)) as { error?: string; code?: string; request_id?: string; details?: unknown } | null;
   const details = Array.isArray(body?.details)
     ? (body.details as unknown[]).filter((d): d is { path: string; message: string } => typeof (d as { path?: unknown })?.path === 'string' && typeof (d as { message?: unknown }).message === 'string')
@@ -65,8 +73,13 @@ async function sendTo(url: string, options: RequestOptions): Promise<Response> {
   const error = new ApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, body?.request_id, details);
   // INVALID_CREDENTIALS on a signed-in request is a wrong password or code the user just typed (2FA
   // confirm or disable), not a session that ended (UNAUTHORIZED).
-  if (response.status === 401 && !options.anonymous && error.code !== 'INVALID_CREDENTIALS') endSession('Your session has ended. Please sign in again.');
-  throw error;
+  if (response.status === 401 && !anonymous && error.code !== 'INVALID_CREDENTIALS') endSession('Your session has ended. Please sign in again.');
+  return error;
+}
+
+/** The answer itself, its body unread (a file's bytes, to stream), after the same checks as api(). */
+export function apiResponse(path: string, options: RequestOptions = {}): Promise<Response> {
+  return send(path, options);
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -108,10 +121,16 @@ export async function apiText(path: string, options: RequestOptions = {}): Promi
 
 /** Hands the browser a file to save, made from text the console already holds. */
 export function saveFile(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+  saveBlob(new Blob([text], { type }), name);
+}
+
+/** Hands the browser bytes to save under `name` (a file downloaded from a device). */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = name;
   link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  // Large blobs take a while to be written out; the URL must live until then.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

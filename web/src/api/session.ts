@@ -3,8 +3,9 @@
 // server refuses it, the session ends with a message the sign-in page shows. The user's role and
 // customers ride along so the console can hide what the server would refuse (auth/access.tsx).
 import { useSyncExternalStore } from 'react';
+import type { ApiItem } from './api-types';
 
-export type Role = 'read' | 'write' | 'admin';
+export type Role = ApiItem<'/users'>['role'];
 
 export interface Session {
   token: string;

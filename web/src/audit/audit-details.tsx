@@ -1,7 +1,10 @@
 // An audit entry's object and details as people read them: the object by name ("agent demo-3
 // (Bäckerei …)", from the server's `target`), and the details as "key: value" lines instead of JSON.
 // Entries written before the server named objects have no target: the request line stands in.
-import type { AuditEntry } from './audit-types';
+import type { ApiItem } from '../api/api-types';
+
+/** One entry of GET /audit. */
+type AuditEntry = ApiItem<'/audit'>;
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -33,7 +36,7 @@ export function detailsOf(entry: AuditEntry): Array<[string, string]> {
     ['from', entry.ip || 'unknown address'],
   ];
   if (entry.target) lines.push(['request', `${entry.method} ${path}`]);
-  // Terminal sessions append `;duration_s=12;reason=closed` to their path.
+  // Terminal and device sessions append `;session=…;duration_s=12;reason=closed;…` to their path.
   for (const extra of extras) {
     const [key = '', value = ''] = extra.split('=');
     if (key) lines.push([key === 'duration_s' ? 'duration' : key, key === 'duration_s' ? `${value} s` : value]);
@@ -41,12 +44,15 @@ export function detailsOf(entry: AuditEntry): Array<[string, string]> {
   return lines;
 }
 
+/** Details that are addresses and identifiers (a device session's id, a transfer's SHA-256): monospaced, broken anywhere. */
+const MONO_DETAILS = new Set(['request', 'from', 'session', 'sha256']);
+
 export function AuditDetails({ entry }: { entry: AuditEntry }) {
   return (
     <dl className={entry.status_code >= 400 ? 'audit-details audit-failed' : 'audit-details'} data-testid="audit-details">
       {detailsOf(entry).map(([key, value]) => (
         <div key={key}>
-          <dt>{key}:</dt> <dd className={key === 'request' || key === 'from' ? 'mono' : undefined}>{value}</dd>
+          <dt>{key}:</dt> <dd className={MONO_DETAILS.has(key) ? 'mono' : undefined}>{value}</dd>
         </div>
       ))}
     </dl>

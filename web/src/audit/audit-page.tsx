@@ -7,7 +7,7 @@ import { Badge, Empty, ErrorBanner, Loading, LoadMore } from '../ui/widgets';
 import { usePagedList } from '../use-paged-list';
 import { AuditDetails, AuditTarget } from './audit-details';
 import { localToUtc, utcToLocal } from './audit-time';
-import type { AuditEntry } from './audit-types';
+import type { ApiItem } from '../api/api-types';
 import './audit.css';
 import { TableFrame } from '../ui/table-frame';
 
@@ -56,7 +56,7 @@ export function AuditPage() {
 }
 
 function AuditList({ filters }: { filters: Filters }) {
-  const list = usePagedList<AuditEntry>('/audit', { ...filters }, { pageSize: PAGE });
+  const list = usePagedList<ApiItem<'/audit'>>('/audit', { ...filters }, { pageSize: PAGE });
   const entries = list.items ?? [];
 
   if (!list.items) return list.error ? <ErrorBanner error={list.error} /> : <Loading />;

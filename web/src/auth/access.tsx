@@ -6,6 +6,7 @@
 // it), so a control the user may not use is not rendered at all: not in the page, not in the tab
 // order, not a request that would be refused. Grepping for `need=` finds every guarded control.
 import { useEffect, useState, type ReactNode } from 'react';
+import type { ApiBody } from '../api/api-types';
 import { api } from '../api/client';
 import { updateSession, useSessionState, type Role } from '../api/session';
 import { ErrorBanner, Loading } from '../ui/widgets';
@@ -55,10 +56,8 @@ export function Allowed({ need, children, fallback = null }: { need: Need; child
   return <>{allows(useAccess(), need) ? children : fallback}</>;
 }
 
-interface Me {
-  role: Role;
-  customer_ids: number[] | null;
-}
+/** GET /auth/me for a signed-in user. */
+type Me = Extract<ApiBody<'/auth/me'>, { username: string }>;
 
 /**
  * Shows its children once the session knows the user's role and customers. A session that came

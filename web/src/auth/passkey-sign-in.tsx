@@ -3,14 +3,11 @@
 // with a passkey alone. Both hand the finished sign-in (or an error text) back to the page.
 import { startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { useEffect, useState } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api, ApiError } from '../api/client';
 import { passkeyErrorText } from './passkey-errors';
 
-export interface SignedIn {
-  token: string;
-  expires_at: string;
-  user: { username: string };
-}
+export type SignedIn = ApiBody<'/auth/passkey-login', 'post'>;
 
 interface Handlers {
   onSignedIn: (answer: SignedIn) => void;
@@ -34,8 +31,9 @@ export function PasskeySecondStep({ pendingToken, onSignedIn, onError }: Handler
   const use = async () => {
     setBusy(true);
     try {
-      const options = await api<PublicKeyCredentialRequestOptionsJSON>('/auth/2fa/passkey-options', { method: 'POST', body: { pending_token: pendingToken }, anonymous: true });
+      const options = await api<PublicKeyCredentialRequestOptionsJSON>('/auth/2fa/passkey-options', { method: 'POST', body: { pending_token: pendingToken } satisfies ApiRequest<'/auth/2fa/passkey-options', 'post'>, anonymous: true });
       const response = await askBrowser(options);
+      // Sent as the browser library made it (its types are not the API's to the letter; the server checks it).
       onSignedIn(await api<SignedIn>('/auth/2fa/passkey', { method: 'POST', body: { pending_token: pendingToken, response }, anonymous: true }));
     } catch (err) {
       onError(textOf(err), err);
@@ -56,7 +54,7 @@ export function PasswordlessSignIn({ onSignedIn, onError }: Handlers) {
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     const controller = new AbortController();
-    api<{ passwordless_login: boolean }>('/auth/passkey-login', { signal: controller.signal, anonymous: true })
+    api<ApiBody<'/auth/passkey-login'>>('/auth/passkey-login', { signal: controller.signal, anonymous: true })
       .then((status) => setOffered(status.passwordless_login))
       // An older server or a network problem: the password form still works, so just offer nothing more.
       .catch(() => undefined);

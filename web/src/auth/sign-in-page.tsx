@@ -3,24 +3,16 @@
 // allows a few tries); an expired one starts over. A user with a passkey may use it instead of the code,
 // and, when the server allows it, sign in with a passkey alone (passkey-sign-in.tsx).
 import { useState, type FormEvent } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api, ApiError } from '../api/client';
-import { startSession, type Role } from '../api/session';
+import { startSession } from '../api/session';
 import { errorText } from '../ui/widgets';
 import { PasskeySecondStep, PasswordlessSignIn } from './passkey-sign-in';
 import { SsoButtons, useSsoReturn } from './sso-sign-in';
 
-interface SignedIn {
-  token: string;
-  expires_at: string;
-  /** Role and customers: a sign-in answer that lacks them leaves them to GET /auth/me (auth/access.tsx). */
-  user: { username: string; role?: Role; customer_ids?: number[] | null };
-}
-interface TotpRequired {
-  totp_required: true;
-  pending_token: string;
-  expires_at: string;
-  methods?: Array<'totp' | 'passkey'>;
-}
+/** A signed-in session, or (`totp_required`) the second step's pending sign-in. */
+type LoginAnswer = ApiBody<'/auth/login', 'post'>;
+type SignedIn = Exclude<LoginAnswer, { totp_required: true }>;
 
 function describe(err: unknown, secondStep: boolean): string {
   if (!(err instanceof ApiError) || err.code !== 'INVALID_CREDENTIALS') return errorText(err);
@@ -41,7 +33,7 @@ export function SignInPage({ notice }: { notice: string | null }) {
     startSession({ token, expiresAt: expires_at, username: user.username, role: user.role, customerIds: user.customer_ids });
   // Back from a single sign-on provider: signed in, or on to the code step like a password sign-in.
   const ssoBusy = useSsoReturn({
-    onAnswer: (answer) => (answer.pending_token ? setPending(answer.pending_token) : finish(answer as SignedIn)),
+    onAnswer: (answer) => ('totp_required' in answer ? setPending(answer.pending_token) : finish(answer)),
     onError: setError,
   });
 
@@ -59,15 +51,15 @@ export function SignInPage({ notice }: { notice: string | null }) {
     setError(null);
     try {
       if (pending === null) {
-        const answer = await api<SignedIn | TotpRequired>('/auth/login', { method: 'POST', body: { username, password }, anonymous: true });
+        const answer = await api<LoginAnswer>('/auth/login', { method: 'POST', body: { username, password } satisfies ApiRequest<'/auth/login', 'post'>, anonymous: true });
         if ('totp_required' in answer) {
           setPending(answer.pending_token);
-          setMethods(answer.methods ?? ['totp']);
+          setMethods(answer.methods);
           setPassword('');
         }
         else finish(answer);
       } else {
-        finish(await api<SignedIn>('/auth/2fa/validate', { method: 'POST', body: { pending_token: pending, code: code.trim() }, anonymous: true }));
+        finish(await api<SignedIn>('/auth/2fa/validate', { method: 'POST', body: { pending_token: pending, code: code.trim() } satisfies ApiRequest<'/auth/2fa/validate', 'post'>, anonymous: true }));
       }
     } catch (err) {
       setError(describe(err, pending !== null));

@@ -4,23 +4,13 @@
 // address at once and traded for the session, or for the TOTP step when the provider did not vouch for
 // a second factor.
 import { useEffect, useState } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { errorText } from '../ui/widgets';
 import './sso.css';
 
-interface Provider {
-  id: number;
-  name: string;
-  start_url: string;
-}
-
-export interface SsoAnswer {
-  token?: string;
-  expires_at: string;
-  user?: { username: string };
-  totp_required?: true;
-  pending_token?: string;
-}
+/** A signed-in session, or the second step (the provider did not vouch for a second factor). */
+export type SsoAnswer = ApiBody<'/auth/sso/exchange', 'post'>;
 
 /** What the address brought back from a provider, read once (and removed from the address). */
 function takeFragment(): { ticket: string | null; error: string | null } {
@@ -39,7 +29,7 @@ export function useSsoReturn(handlers: { onAnswer: (answer: SsoAnswer) => void; 
     if (error !== null) handlers.onError(error);
     if (ticket === null) return;
     setBusy(true);
-    api<SsoAnswer>('/auth/sso/exchange', { method: 'POST', body: { ticket }, anonymous: true })
+    api<SsoAnswer>('/auth/sso/exchange', { method: 'POST', body: { ticket } satisfies ApiRequest<'/auth/sso/exchange', 'post'>, anonymous: true })
       .then(handlers.onAnswer, (err: unknown) => handlers.onError(`Single sign-on did not complete: ${errorText(err)}`))
       .finally(() => setBusy(false));
     // Once, when the page opens: the fragment is gone afterwards.
@@ -48,11 +38,11 @@ export function useSsoReturn(handlers: { onAnswer: (answer: SsoAnswer) => void; 
 }
 
 export function SsoButtons() {
-  const [providers, setProviders] = useState<Provider[]>([]);
+  const [providers, setProviders] = useState<ApiBody<'/auth/sso/providers'>>([]);
   useEffect(() => {
     const controller = new AbortController();
     // Without providers (or when the list cannot be read) the page is the password form alone.
-    api<Provider[]>('/auth/sso/providers', { anonymous: true, signal: controller.signal }).then(setProviders, () => undefined);
+    api<ApiBody<'/auth/sso/providers'>>('/auth/sso/providers', { anonymous: true, signal: controller.signal }).then(setProviders, () => undefined);
     return () => controller.abort();
   }, []);
   if (providers.length === 0) return null;

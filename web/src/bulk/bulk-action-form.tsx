@@ -3,6 +3,7 @@
 // its parameters and how long to wait for agents that are not connected, then opens the action's page
 // (/bulk/{id}) to follow it. Reboots and updates ask first: they interrupt whoever works on the devices.
 import { useId, useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { navigate } from '../router';
 import type { Script } from '../scripts/script-types';
@@ -39,7 +40,7 @@ export function BulkActionForm({ target, targetLabel, onCreated }: BulkActionFor
 
   const { busy, error, submit } = useSubmit(async () => {
     setAsking(false);
-    const body = { action, params: paramsFor(action, draft), target, wait_hours: waitHours, ...(skipping ? { skip_unsupported: true } : {}) };
+    const body = { action, params: paramsFor(action, draft), target, wait_hours: waitHours, ...(skipping ? { skip_unsupported: true } : {}) } satisfies ApiRequest<'/bulk-actions', 'post'>;
     const made = await api<BulkActionWithResults>('/bulk-actions', { method: 'POST', body });
     onCreated?.(made);
     navigate(`/bulk/${made.id}`);

@@ -1,7 +1,14 @@
 // Bulk actions' shapes as the API sends them (POST/GET /bulk-actions, GET /bulk-actions/{id}).
+import { allOf, type ApiBody, type ApiItem, type ApiRequest } from '../api/api-types';
 
-export type BulkActionKind = 'exec' | 'script' | 'update_check' | 'update' | 'reboot' | 'request_update';
-export const BULK_ACTIONS: readonly BulkActionKind[] = ['exec', 'script', 'update_check', 'update', 'reboot', 'request_update'];
+export type BulkAction = ApiItem<'/bulk-actions'>;
+export type BulkActionWithResults = ApiBody<'/bulk-actions/{id}'>;
+export type BulkResult = BulkActionWithResults['results'][number];
+/** What a bulk action is aimed at: listed agents, or a filter resolved when it is made. */
+export type BulkTarget = ApiRequest<'/bulk-actions', 'post'>['target'];
+
+export type BulkActionKind = BulkAction['action'];
+export const BULK_ACTIONS = allOf<BulkActionKind>()(['exec', 'script', 'update_check', 'update', 'reboot', 'request_update']);
 export const ACTION_LABELS: Record<BulkActionKind, string> = {
   exec: 'Run a command',
   script: 'Run a script',
@@ -11,8 +18,8 @@ export const ACTION_LABELS: Record<BulkActionKind, string> = {
   request_update: 'Request an agent update',
 };
 
-export type ResultStatus = 'waiting' | 'running' | 'done' | 'failed' | 'not_connected' | 'cancelled';
-export const RESULT_STATUSES: readonly ResultStatus[] = ['done', 'failed', 'running', 'waiting', 'not_connected', 'cancelled'];
+export type ResultStatus = BulkResult['status'];
+export const RESULT_STATUSES = allOf<ResultStatus>()(['done', 'failed', 'running', 'waiting', 'not_connected', 'cancelled']);
 export const RESULT_LABELS: Record<ResultStatus, string> = {
   waiting: 'waiting for agent',
   running: 'running',
@@ -22,42 +29,3 @@ export const RESULT_LABELS: Record<ResultStatus, string> = {
   cancelled: 'cancelled',
 };
 
-/** What a bulk action is aimed at: listed agents, or a filter resolved when it is made. */
-export interface BulkTarget {
-  agent_ids?: string[];
-  all?: true;
-  customer_id?: number;
-  platform?: string;
-  status?: string;
-  q?: string;
-  tag?: string;
-}
-
-export interface BulkAction {
-  id: number;
-  action: BulkActionKind;
-  params: Record<string, unknown>;
-  target: Record<string, unknown>;
-  actor: string;
-  task_id: number | null;
-  created_at: string;
-  expires_at: string;
-  counts: Record<ResultStatus, number>;
-  finished: boolean;
-}
-
-export interface BulkResult {
-  agent_id: string;
-  agent_name: string;
-  status: ResultStatus;
-  /** exec and scripts: exit_code, stdout and stderr (4 KiB each); other actions: the agent's answer. Untrusted. */
-  result: Record<string, unknown> | null;
-  error: string | null;
-  history_id: number | null;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-export interface BulkActionWithResults extends BulkAction {
-  results: BulkResult[];
-}

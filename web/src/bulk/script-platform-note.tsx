@@ -1,18 +1,13 @@
 // Before a bulk script starts, which agents of the target it cannot run on (issue 57, item 20): the
 // server's preview (POST /bulk-actions/preview) names them, and this note says so in the console's
 // words (Firewall, Hypervisor, Windows), with how many will run it. Starting then skips them.
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Platform } from '../api/types';
 import { useResource } from '../use-resource';
 import type { BulkTarget } from './bulk-types';
 
-export interface BulkPreview {
-  agents: number;
-  applies_to: Platform[] | null;
-  script_name: string | null;
-  unsupported: Array<{ agent_id: string; agent_name: string; platform: Platform }>;
-  unsupported_count: number;
-}
+export type BulkPreview = ApiBody<'/bulk-actions/preview', 'post'>;
 
 const PLURALS: Record<Platform, string> = { freebsd: 'Firewalls', linux: 'Hypervisors', windows: 'Windows machines' };
 
@@ -25,7 +20,7 @@ export function platformWords(platforms: readonly Platform[]): string {
 /** The preview of a script on `target`, once a script is chosen (undefined before). */
 export function useScriptPreview(target: BulkTarget, scriptId: string) {
   return useResource(
-    (signal) => (scriptId ? api<BulkPreview>('/bulk-actions/preview', { method: 'POST', body: { action: 'script', params: { script_id: Number(scriptId) }, target }, signal }) : Promise.resolve(undefined)),
+    (signal) => (scriptId ? api<BulkPreview>('/bulk-actions/preview', { method: 'POST', body: { action: 'script', params: { script_id: Number(scriptId) }, target } satisfies ApiRequest<'/bulk-actions/preview', 'post'>, signal }) : Promise.resolve(undefined)),
     [scriptId, JSON.stringify(target)],
   );
 }

@@ -2,8 +2,9 @@
 // all of them (a bulk action), its API keys, its installer key and the rules for automatic Windows
 // software updates. Deleting it deletes its keys and unassigns its agents.
 import { useState } from 'react';
+import type { ApiItem, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
-import { hostnameText, PLATFORM_LABELS, type Agent, type Customer } from '../api/types';
+import { hostnameText, PLATFORM_LABELS, type Customer } from '../api/types';
 import { Allowed } from '../auth/access';
 import { BulkActionForm } from '../bulk/bulk-action-form';
 import { ApiKeysPanel } from '../keys/api-keys-panel';
@@ -20,9 +21,7 @@ import { useSubmit } from '../ui/use-submit';
 import { TableFrame } from '../ui/table-frame';
 
 /** An agent as the customer's list returns it: with the hint of the key of its latest heartbeat. */
-interface CustomerAgent extends Agent {
-  last_api_key: string;
-}
+type CustomerAgent = ApiItem<'/customers/{id}/agents'>;
 
 const AGENTS_REFRESH_MS = 30_000;
 const AGENTS_PAGE = 100;
@@ -122,7 +121,7 @@ function EditCustomerForm({ customer, onDone }: { customer: Customer; onDone: (s
   const [name, setName] = useState(customer.name);
   // On an error the form stays open with what was typed, so a taken number can be corrected.
   const { busy, error, submit } = useSubmit(async () => {
-    await api<Customer>(`/customers/${customer.id}`, { method: 'PUT', body: { number: number.trim(), name: name.trim() } });
+    await api<Customer>(`/customers/${customer.id}`, { method: 'PUT', body: { number: number.trim(), name: name.trim() } satisfies ApiRequest<'/customers/{id}', 'put'> });
     onDone(true);
   });
   return (

@@ -2,6 +2,7 @@
 // thousands) and a form that creates one. The filter lives in the URL so a reload keeps it.
 import { useMemo, useState } from 'react';
 import { Allowed } from '../auth/access';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
@@ -79,7 +80,7 @@ function CreateCustomerForm({ onCreated }: { onCreated: () => void }) {
   const [created, setCreated] = useState<Customer>();
   const { busy, error, submit } = useSubmit(async () => {
     setCreated(undefined);
-    setCreated(await api<Customer>('/customers', { method: 'POST', body: { number: number.trim(), name: name.trim() } }));
+    setCreated(await api<Customer>('/customers', { method: 'POST', body: { number: number.trim(), name: name.trim() } satisfies ApiRequest<'/customers', 'post'> }));
     // Cleared only on success: after an error (a number already taken) the user corrects, not retypes.
     setNumber('');
     setName('');

@@ -4,6 +4,7 @@
 // for the devices that have it until it is deleted under API keys.
 import { useState } from 'react';
 import { Allowed } from '../auth/access';
+import type { ApiBody } from '../api/api-types';
 import { api } from '../api/client';
 import { downloadWithToken } from '../firmware/transfer';
 import { SecretOnce } from '../ui/secret-once';
@@ -12,21 +13,10 @@ import { ConfirmButton, ErrorBanner, Loading, RelativeTime } from '../ui/widgets
 import { useResource } from '../use-resource';
 import { useServerBase, wauListPath } from './wau-lists';
 
-interface InstallerKey {
-  customer_id: number;
-  api_key_id: number | null;
-  key_hint: string | null;
-  created_at: string | null;
-}
-
-interface RotatedInstallerKey extends InstallerKey {
-  key: string;
-}
-
 export function InstallerKeyPanel({ customerId, onKeysChanged }: { customerId: number; onKeysChanged: () => void }) {
-  const current = useResource((signal) => api<InstallerKey>(`/customers/${customerId}/installer-key`, { signal }), [customerId]);
+  const current = useResource((signal) => api<ApiBody<'/customers/{id}/installer-key'>>(`/customers/${customerId}/installer-key`, { signal }), [customerId]);
   const base = useServerBase();
-  const [rotated, setRotated] = useState<RotatedInstallerKey>();
+  const [rotated, setRotated] = useState<ApiBody<'/customers/{id}/installer-key', 'post'>>();
   const [downloading, setDownloading] = useState(false);
   const { error, guard } = useActionError();
   const download = () =>
@@ -43,7 +33,7 @@ export function InstallerKeyPanel({ customerId, onKeysChanged }: { customerId: n
     });
   const rotate = () =>
     guard(async () => {
-      setRotated(await api<RotatedInstallerKey>(`/customers/${customerId}/installer-key`, { method: 'POST' }));
+      setRotated(await api<ApiBody<'/customers/{id}/installer-key', 'post'>>(`/customers/${customerId}/installer-key`, { method: 'POST' }));
       current.reload();
       onKeysChanged();
     });

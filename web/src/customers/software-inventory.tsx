@@ -1,35 +1,20 @@
 // The software on the customer's Windows agents, one row per program and publisher with how many agents
-// have which version. Names and publishers come from the agents (untrusted): rendered as text only.
-import { useMemo, useState } from 'react';
-import { Allowed } from '../auth/access';
+// have which version. Names and publishers come from the agents (untrusted): rendered as text only. What
+// a row offers (the matching rule, Allow and Block) is the rules' business: wau-rules.tsx passes it in.
+import { useMemo, useState, type ReactNode } from 'react';
+import type { ApiItem } from '../api/api-types';
 import { api } from '../api/client';
 import { ActionsHeader, Empty, ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
-import { ActionBadge, type WauAction, type WauRule } from './wau-rules';
 import { TableFrame } from '../ui/table-frame';
 
-export interface WauInventoryItem {
-  name: string;
-  /** "" when the program names none. */
-  publisher: string;
-  /** Agents that have the program, in any version. */
-  agent_count: number;
-  /** Newest first; a version is "" when the program names none. */
-  versions: Array<{ version: string; agent_count: number }>;
-}
+/** A program on the customer's Windows agents, newest version first ("" where the program names none). */
+export type WauInventoryItem = ApiItem<'/customers/{id}/wau/inventory'>;
 
 const REFRESH_MS = 60_000;
 const VERSIONS_SHOWN = 3;
 
-export function SoftwareInventory({
-  customerId,
-  rules,
-  onStartRule,
-}: {
-  customerId: number;
-  rules: readonly WauRule[];
-  onStartRule: (softwareName: string, action: WauAction) => void;
-}) {
+export function SoftwareInventory({ customerId, actionsFor }: { customerId: number; actionsFor: (item: WauInventoryItem) => ReactNode }) {
   const inventory = useResource((signal) => api<WauInventoryItem[]>(`/customers/${customerId}/wau/inventory`, { signal }), [customerId], {
     refreshMs: REFRESH_MS,
   });
@@ -39,9 +24,6 @@ export function SoftwareInventory({
     const all = inventory.data ?? [];
     return needle ? all.filter((i) => i.name.toLowerCase().includes(needle) || i.publisher.toLowerCase().includes(needle)) : all;
   }, [inventory.data, filter]);
-  // Rules name packages by winget id, the inventory by display name: a rule whose display name is the
-  // program's name is the best match there is, and shown so the same rule is not started twice.
-  const ruleByName = useMemo(() => new Map(rules.map((r) => [r.display_name.toLowerCase(), r])), [rules]);
 
   return (
     <div className="wau-inventory">
@@ -71,33 +53,19 @@ export function SoftwareInventory({
               </tr>
             </thead>
             <tbody>
-              {shown.map((item) => {
-                const rule = ruleByName.get(item.name.toLowerCase());
-                return (
-                  <tr key={`${item.name}\u0000${item.publisher}`} data-testid="inventory-row">
-                    <td>{item.name}</td>
-                    <td data-label="Version">
-                      <Versions versions={item.versions} />
-                    </td>
-                    <td data-label="Publisher">{item.publisher || <span className="muted">–</span>}</td>
-                    <td data-label="Agents" className="num">{item.agent_count}</td>
-                    <td>
-                      <div className="inventory-actions">
-                        {rule && <ActionBadge action={rule.action} />}
-                        {/* They fill in the rule form, which read users do not have. */}
-                        <Allowed need="write">
-                          <button type="button" onClick={() => onStartRule(item.name, 'allow')}>
-                            Allow
-                          </button>
-                          <button type="button" onClick={() => onStartRule(item.name, 'block')}>
-                            Block
-                          </button>
-                        </Allowed>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
+              {shown.map((item) => (
+                <tr key={`${item.name}\u0000${item.publisher}`} data-testid="inventory-row">
+                  <td>{item.name}</td>
+                  <td data-label="Version">
+                    <Versions versions={item.versions} />
+                  </td>
+                  <td data-label="Publisher">{item.publisher || <span className="muted">–</span>}</td>
+                  <td data-label="Agents" className="num">{item.agent_count}</td>
+                  <td>
+                    <div className="inventory-actions">{actionsFor(item)}</div>
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
         </TableFrame>

@@ -4,6 +4,7 @@
 // link to a list would not do: the console's token is not a cookie, so the browser would fetch it
 // unauthenticated.
 import { useState } from 'react';
+import type { ApiBody } from '../api/api-types';
 import { API, api, apiText } from '../api/client';
 import { useAccess } from '../auth/access';
 import { useActionError } from '../ui/use-action-error';
@@ -23,10 +24,7 @@ type ListKind = (typeof LISTS)[number]['kind'];
  */
 export function useServerBase(): string {
   const scoped = useAccess().scoped;
-  const settings = useResource(
-    (signal) => (scoped ? Promise.resolve({ backend_url: null }) : api<{ backend_url: string | null }>('/settings', { signal })),
-    [scoped],
-  );
+  const settings = useResource((signal) => (scoped ? Promise.resolve(undefined) : api<ApiBody<'/settings'>>('/settings', { signal })), [scoped]);
   return (settings.data?.backend_url ?? window.location.origin).replace(/\/+$/, '');
 }
 

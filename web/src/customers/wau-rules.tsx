@@ -1,27 +1,21 @@
 // The customer's rules for winget-autoupdate (WAU) on its Windows PCs: which winget packages are updated
 // automatically (allow) and which never (block). Beside the rules, the software its agents report, from
 // which a rule can be started.
-import { useRef, useState, type RefObject } from 'react';
+import { useMemo, useRef, useState, type RefObject } from 'react';
 import { Allowed } from '../auth/access';
+import type { ApiItem } from '../api/api-types';
 import { api } from '../api/client';
 import { useActionError } from '../ui/use-action-error';
 import { ActionsHeader, Badge, ConfirmButton, Empty, ErrorBanner, Loading, RelativeTime } from '../ui/widgets';
 import { useResource } from '../use-resource';
-import { SoftwareInventory } from './software-inventory';
+import { SoftwareInventory, type WauInventoryItem } from './software-inventory';
 import { WauLists } from './wau-lists';
 import { useSubmit } from '../ui/use-submit';
 import { TableFrame } from '../ui/table-frame';
 
-export type WauAction = 'allow' | 'block';
-
-export interface WauRule {
-  id: number;
-  customer_id: number;
-  action: WauAction;
-  package_id: string;
-  display_name: string;
-  created_at: string;
-}
+/** A rule: a winget package id ("*" a wildcard) updated automatically (allow) or never (block). */
+export type WauRule = ApiItem<'/customers/{id}/wau/rules'>;
+export type WauAction = WauRule['action'];
 
 interface RuleDraft {
   packageId: string;
@@ -43,6 +37,10 @@ export function WauSection({ customerId }: { customerId: number }) {
     setDraft((d) => ({ ...d, displayName: softwareName, action }));
     packageIdInput.current?.focus();
   };
+  // Rules name packages by winget id, the inventory by display name: a rule whose display name is the
+  // program's name is the best match there is, and shown so the same rule is not started twice.
+  const ruleByName = useMemo(() => new Map((rules.data ?? []).map((r) => [r.display_name.toLowerCase(), r])), [rules.data]);
+  const inventoryActions = (item: WauInventoryItem) => <InventoryActions item={item} rule={ruleByName.get(item.name.toLowerCase())} onStartRule={startRuleFor} />;
   return (
     <section className="wau" aria-label="Windows software updates">
       <h2>Windows software updates</h2>
@@ -65,7 +63,7 @@ export function WauSection({ customerId }: { customerId: number }) {
             />
           </Allowed>
         </div>
-        <SoftwareInventory customerId={customerId} rules={rules.data ?? []} onStartRule={startRuleFor} />
+        <SoftwareInventory customerId={customerId} actionsFor={inventoryActions} />
       </div>
     </section>
   );
@@ -117,8 +115,26 @@ function RulesTable({ customerId, rules, onDeleted }: { customerId: number; rule
   );
 }
 
-export function ActionBadge({ action }: { action: WauAction }) {
+function ActionBadge({ action }: { action: WauAction }) {
   return action === 'allow' ? <Badge tone="good">allow</Badge> : <Badge tone="bad">block</Badge>;
+}
+
+/** An inventory row's rule (when one matches) and the buttons that start one for the program. */
+function InventoryActions({ item, rule, onStartRule }: { item: WauInventoryItem; rule: WauRule | undefined; onStartRule: (softwareName: string, action: WauAction) => void }) {
+  return (
+    <>
+      {rule && <ActionBadge action={rule.action} />}
+      {/* They fill in the rule form, which read users do not have. */}
+      <Allowed need="write">
+        <button type="button" onClick={() => onStartRule(item.name, 'allow')}>
+          Allow
+        </button>
+        <button type="button" onClick={() => onStartRule(item.name, 'block')}>
+          Block
+        </button>
+      </Allowed>
+    </>
+  );
 }
 
 function AddRuleForm({

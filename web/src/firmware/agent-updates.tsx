@@ -3,6 +3,7 @@
 // refreshes on its own. A page of 100 at a time, by name, with "Load more"; a pre-registered agent that has
 // never registered has no platform, so no firmware to update to, and offers no request.
 import { useState } from 'react';
+import type { ApiBody } from '../api/api-types';
 import { api } from '../api/client';
 import { PLATFORM_LABELS, type Agent, type Platform } from '../api/types';
 import { Link, setQuery, useQuery } from '../router';
@@ -34,7 +35,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
     guard(async () => {
       setBusyId(agent.id);
       try {
-        const answer = await api<{ update_requested: boolean }>(`/agents/${encodeURIComponent(agent.id)}/request-update`, { method: wanted ? 'POST' : 'DELETE' });
+        const answer = await api<ApiBody<'/agents/{id}/request-update', 'post' | 'delete'>>(`/agents/${encodeURIComponent(agent.id)}/request-update`, { method: wanted ? 'POST' : 'DELETE' });
         setAnswered((prev) => ({ list: agents.items, flags: { ...(prev.list === agents.items ? prev.flags : {}), [agent.id]: answer.update_requested } }));
         agents.reload();
       } finally {
@@ -45,7 +46,7 @@ export function AgentUpdates({ firmware }: { firmware: readonly Firmware[] }) {
     guard(async () => {
       setFlagged(undefined);
       // The list's platform filter limits it too: "all" means all that are shown.
-      setFlagged((await api<{ updated: number }>('/agents/request-update-all', { method: 'POST', body: {}, query: { platform } })).updated);
+      setFlagged((await api<ApiBody<'/agents/request-update-all', 'post'>>('/agents/request-update-all', { method: 'POST', body: {}, query: { platform } })).updated);
       agents.reload();
     });
 

@@ -1,20 +1,11 @@
 // What the fleet page loads: every agent (for the counts), the attention list, recent events. Each is
 // loaded and shown on its own, so the counts (one cheap list) are not held back by the attention list,
 // which reads every agent's system data; the page refreshes all three every 30 s.
+import type { ApiItem } from '../api/api-types';
 import { api } from '../api/client';
 import { STATUSES, type Agent, type AgentEvent, type AgentStatus, type Platform } from '../api/types';
 
-export interface AttentionItem {
-  agent: Pick<Agent, 'id' | 'name' | 'hostname' | 'platform' | 'customer_id' | 'status' | 'last_heartbeat'>;
-  reasons: Array<{
-    kind: 'offline' | 'stale' | 'certificate_expired' | 'certificate_expiring' | 'disk_full' | 'updates_available';
-    message: string;
-    valid_to?: string;
-    packages?: number;
-    mount?: string;
-    used_percent?: number;
-  }>;
-}
+export type AttentionItem = ApiItem<'/agents/attention'>;
 
 export interface LoadedAgents {
   agents: Agent[];

@@ -1,36 +1,13 @@
 // The command history's shapes as the API sends them (GET /history, /agents/{id}/history, /history/{id}).
+import { allOf, type ApiBody, type ApiItem } from '../api/api-types';
 
-export type HistorySource = 'exec' | 'script' | 'bulk' | 'task';
-export const HISTORY_SOURCES: readonly HistorySource[] = ['exec', 'script', 'bulk', 'task'];
+export type HistoryEntry = ApiItem<'/history'>;
+/** One entry with its whole output. */
+export type HistoryDetail = ApiBody<'/history/{id}'>;
+export type HistorySource = HistoryEntry['source'];
+export type HistoryStatus = HistoryEntry['status'];
+export const HISTORY_SOURCES = allOf<HistorySource>()(['exec', 'script', 'bulk', 'task']);
 export const SOURCE_LABELS: Record<HistorySource, string> = { exec: 'Command', script: 'Script', bulk: 'Bulk action', task: 'Task' };
-
-export type HistoryStatus = 'running' | 'completed' | 'failed' | 'error' | 'lost';
-
-export interface HistoryEntry {
-  id: number;
-  agent_id: string;
-  agent_name: string;
-  source: HistorySource;
-  actor_type: 'user' | 'api_key' | 'system';
-  actor: string;
-  script_id: number | null;
-  script_name: string | null;
-  command: string;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  status: HistoryStatus;
-  exit_code: number | null;
-  error: string | null;
-  output_bytes: number;
-  output_truncated: boolean;
-  output_preview: string;
-}
-
-export interface HistoryDetail extends HistoryEntry {
-  stdout: string | null;
-  stderr: string | null;
-}
 
 /** "0.4 s", "12 s", "3 min 5 s": a command's run time at a glance. */
 export function formatMs(ms: number | null): string {

@@ -3,21 +3,16 @@
 // agent (the installed agent adopts it) or a customer (devices register under their hostnames). The
 // commands hold the key: they are shown once, like a new key.
 import { useState } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api, ApiError } from '../api/client';
 import { useAccess } from '../auth/access';
 import { Link } from '../router';
-import type { CreatedApiKey } from '../keys/key-types';
 import { ErrorBanner } from '../ui/widgets';
 import { useSubmit } from '../ui/use-submit';
 import { CopyButton } from './copy-button';
 import './install.css';
 
-interface InstallCommands {
-  server_url: string;
-  agent_name: string | null;
-  key: CreatedApiKey;
-  commands: Array<{ platform: 'linux' | 'freebsd' | 'windows'; shell: 'sh' | 'powershell'; command: string; problem: string | null }>;
-}
+type InstallCommands = ApiBody<'/install-commands', 'post'>;
 
 const HOW: Record<InstallCommands['commands'][number]['platform'], { label: string; where: string }> = {
   linux: { label: 'Linux', where: 'as root in a shell (e.g. sudo -i first); installs a systemd service' },
@@ -45,7 +40,7 @@ export function InstallPanel({
     setMade(undefined);
     const target = agentId !== undefined ? { agent_id: agentId } : { customer_id: customerId ?? null };
     const limits = enrollment ? { expires_in_days: days ? Number(days) : null, max_uses: uses ? Number(uses) : null } : {};
-    setMade(await api<InstallCommands>('/install-commands', { method: 'POST', body: { ...target, ...limits } }));
+    setMade(await api<InstallCommands>('/install-commands', { method: 'POST', body: { ...target, ...limits } satisfies ApiRequest<'/install-commands', 'post'> }));
     onMade?.();
   });
 

@@ -2,6 +2,7 @@
 // platform, its parameters (defaults prefilled) and a timeout; the call waits for the agent like a
 // command does, then shows the exit code and output, and links the run's history entry.
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Platform } from '../api/types';
 import { Link } from '../router';
@@ -110,7 +111,7 @@ function useScriptRun(agentId: string) {
     setResult(undefined);
     setError(undefined);
     try {
-      setResult(await api<ScriptRunResult>(`/scripts/${scriptId}/run`, { method: 'POST', body: { agent_id: agentId, ...body } }));
+      setResult(await api<ScriptRunResult>(`/scripts/${scriptId}/run`, { method: 'POST', body: { agent_id: agentId, ...body } satisfies ApiRequest<'/scripts/{id}/run', 'post'> }));
     } catch (err) {
       setError(err);
     } finally {

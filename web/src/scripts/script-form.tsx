@@ -2,6 +2,7 @@
 // (name, default, description; added and removed as rows) and the body. On an error everything typed
 // stays for the user to correct; the server's field errors are listed under the form.
 import { useId, useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api, ApiError } from '../api/client';
 import { PLATFORM_LABELS, type Platform } from '../api/types';
 import { useSubmit } from '../ui/use-submit';
@@ -21,7 +22,14 @@ export function ScriptForm({ script, onDone }: { script?: Script; onDone: (saved
   const ids = useId();
 
   const { busy, error, submit } = useSubmit(async () => {
-    const payload = { name: name.trim(), description, shell, platforms, body, parameters: parameters.filter((p) => p.name.trim() !== '').map((p) => ({ ...p, name: p.name.trim() })) };
+    const payload = {
+      name: name.trim(),
+      description,
+      shell,
+      platforms,
+      body,
+      parameters: parameters.filter((p) => p.name.trim() !== '').map((p) => ({ ...p, name: p.name.trim() })),
+    } satisfies ApiRequest<'/scripts', 'post'> & ApiRequest<'/scripts/{id}', 'put'>;
     if (platforms.length === 0) throw new Error('Choose at least one platform the script may run on.');
     const saved = script
       ? await api<Script>(`/scripts/${script.id}`, { method: 'PUT', body: payload })

@@ -3,22 +3,20 @@
 // replaced, and "Clear" removes them. Only changed fields are sent (PUT changes only what it is given).
 // A checkbox decides whether a passkey alone may sign in (passwordless_login).
 import { useState } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner, Loading } from '../ui/widgets';
 import { useResource } from '../use-resource';
+import { DeviceSettingsForm } from './device-settings';
+import { RemoteAccessSettingsForm } from './remote-access-settings';
 import { SsoSettings } from './sso-settings';
 import './settings.css';
 
-interface Settings {
-  backend_url: string | null;
-  ws_url: string | null;
-  installer_api_key: string | null;
-  webhook_secret: string | null;
-  passwordless_login: boolean;
-}
-/** The text settings of the form's fields; passwordless_login is a checkbox of its own. */
-type Key = Exclude<keyof Settings, 'passwordless_login'>;
+type Settings = ApiBody<'/settings'>;
+/** The text settings of the form's fields; passwordless_login is a checkbox of its own, and the device
+ * sessions' and remote access's settings have their own forms (settings-group.tsx). */
+type Key = 'backend_url' | 'ws_url' | 'installer_api_key' | 'webhook_secret';
 
 interface Field {
   key: Key;
@@ -57,6 +55,8 @@ export function SettingsPage() {
       <ErrorBanner error={settings.error} />
       {/* Keyed by the loaded values: the form starts from what the server holds. */}
       {settings.data ? <SettingsForm key={JSON.stringify(settings.data)} current={settings.data} /> : !settings.error && <Loading />}
+      {settings.data && <DeviceSettingsForm key={`device ${JSON.stringify(settings.data)}`} initial={settings.data} />}
+      {settings.data && <RemoteAccessSettingsForm key={`remote ${JSON.stringify(settings.data)}`} initial={settings.data} />}
       <SsoSettings />
     </section>
   );
@@ -71,7 +71,7 @@ function SettingsForm({ current }: { current: Settings }) {
 
   const { busy, error, submit } = useSubmit(async () => {
     setSaved(false);
-    const patch: Partial<Record<Key, string | null>> & { passwordless_login?: boolean } = {};
+    const patch: ApiRequest<'/settings', 'put'> = {};
     if (passwordless !== shown.passwordless_login) patch.passwordless_login = passwordless;
     for (const field of FIELDS) {
       const value = values[field.key].trim();

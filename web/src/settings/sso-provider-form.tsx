@@ -2,36 +2,16 @@
 // changing a provider its field starts empty: left empty the stored secret stays. Mappings give a new
 // user a role and a customer (or every customer) by a value of the role claim (a group, an app role).
 import { useId, useState } from 'react';
+import type { ApiItem, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
 import { CustomerOptions } from '../ui/customer-options';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
 
-export type Role = 'read' | 'write' | 'admin';
-
-export interface Mapping {
-  value: string;
-  role: Role;
-  customer_ids: number[] | null;
-}
-
-export interface SsoProvider {
-  id: number;
-  name: string;
-  issuer: string;
-  client_id: string;
-  client_secret_hint: string;
-  scopes: string;
-  username_claim: string;
-  role_claim: string | null;
-  mappings: Mapping[];
-  default_role: Role;
-  default_customer_ids: number[] | null;
-  auto_create: boolean;
-  enabled: boolean;
-  redirect_uri: string;
-}
+export type SsoProvider = ApiItem<'/sso/providers'>;
+export type Mapping = SsoProvider['mappings'][number];
+export type Role = SsoProvider['default_role'];
 
 const ROLES: readonly Role[] = ['read', 'write', 'admin'];
 /** A customer picker's value: '' none, '*' every customer, else one customer's id. */
@@ -76,11 +56,11 @@ export function SsoProviderForm({ existing, customers, onSaved, onCancel }: { ex
       mappings: mappings.filter((m) => m.value.trim()).map((m) => ({ value: m.value.trim(), role: m.role, customer_ids: fromChoice(m.customers) })),
       auto_create: autoCreate,
       enabled,
-    };
+    } satisfies ApiRequest<'/sso/providers', 'post'>;
     const { client_secret, ...rest } = body;
     // Left empty when changing: the stored secret stays.
     const payload = existing && !client_secret ? rest : body;
-    await api(existing ? `/sso/providers/${existing.id}` : '/sso/providers', { method: existing ? 'PUT' : 'POST', body: payload });
+    await api(existing ? `/sso/providers/${existing.id}` : '/sso/providers', { method: existing ? 'PUT' : 'POST', body: payload satisfies ApiRequest<'/sso/providers/{id}', 'put'> });
     onSaved();
   });
 

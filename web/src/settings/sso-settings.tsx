@@ -2,6 +2,7 @@
 // the providers with the redirect URI each must register, and whether users other than admins may
 // still sign in with a password.
 import { useState } from 'react';
+import type { ApiBody, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Customer } from '../api/types';
 import { useSubmit } from '../ui/use-submit';
@@ -9,13 +10,14 @@ import { Badge, ConfirmButton, Empty, ErrorBanner, Loading } from '../ui/widgets
 import { useResource } from '../use-resource';
 import { SsoProviderForm, type SsoProvider } from './sso-provider-form';
 
-type PasswordLogin = 'everyone' | 'admins_only';
+type PasswordLogin = ApiBody<'/sso/password-login'>['password_login'];
 
 /** Only admins with every customer manage single sign-on; others are not even asked (the server would answer 403). */
 export function SsoSettings() {
-  const me = useResource((signal) => api<{ role?: string; customer_ids?: number[] | null }>('/auth/me', { signal }), []);
+  const me = useResource((signal) => api<ApiBody<'/auth/me'>>('/auth/me', { signal }), []);
   if (!me.data) return null;
-  if (me.data.role !== 'admin' || me.data.customer_ids !== null) return <p className="muted">Single sign-on is managed by admins with every customer.</p>;
+  // The console signs in users only; an API key's answer (no role) would not be an admin's either.
+  if (!('role' in me.data) || me.data.role !== 'admin' || me.data.customer_ids !== null) return <p className="muted">Single sign-on is managed by admins with every customer.</p>;
   return <SsoAdmin />;
 }
 
@@ -75,13 +77,13 @@ function SsoAdmin() {
 }
 
 function PasswordLoginSwitch() {
-  const current = useResource((signal) => api<{ password_login: PasswordLogin }>('/sso/password-login', { signal }), []);
+  const current = useResource((signal) => api<ApiBody<'/sso/password-login'>>('/sso/password-login', { signal }), []);
   const [choice, setChoice] = useState<PasswordLogin | null>(null);
   const [saved, setSaved] = useState(false);
   const value = choice ?? current.data?.password_login ?? 'everyone';
   const { busy, error, submit } = useSubmit(async () => {
     setSaved(false);
-    await api('/sso/password-login', { method: 'PUT', body: { password_login: value } });
+    await api('/sso/password-login', { method: 'PUT', body: { password_login: value } satisfies ApiRequest<'/sso/password-login', 'put'> });
     setSaved(true);
   });
   return (

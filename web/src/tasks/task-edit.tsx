@@ -3,6 +3,7 @@
 // different job is a new task. Everything is sent, so what the form shows is what the task becomes;
 // on an error the form stays as typed for the user to correct.
 import { useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
@@ -18,7 +19,7 @@ export function TaskEdit({ task, onSaved, onClose }: { task: Task; onSaved: () =
   const [webhookUrl, setWebhookUrl] = useState(task.webhook_url ?? '');
 
   const { busy, error, submit } = useSubmit(async () => {
-    const body = { name: name.trim(), params: paramsFor(task.kind, draft), webhook_url: webhookUrl.trim() || null, ...scheduleBody(when) };
+    const body = { name: name.trim(), params: paramsFor(task.kind, draft), webhook_url: webhookUrl.trim() || null, ...scheduleBody(when) } satisfies ApiRequest<'/tasks/{id}', 'patch'>;
     await api<Task>(`/tasks/${task.id}`, { method: 'PATCH', body });
     onSaved();
     onClose();

@@ -2,6 +2,7 @@
 // recurring (a cron expression in UTC with a live preview), and an optional webhook. On success the new
 // task's page opens; on an error everything typed stays for the user to correct.
 import { useId, useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Agent, Customer } from '../api/types';
 import { navigate } from '../router';
@@ -36,7 +37,7 @@ export function TaskForm({ agents }: { agents: readonly Agent[] | undefined }) {
   const kinds = offeredKinds(target.mode, platformOf(target));
 
   const { busy, error, submit } = useSubmit(async () => {
-    const body: Record<string, unknown> = { ...targetFields(target), kind, params: paramsFor(kind, draft) };
+    const body: ApiRequest<'/tasks', 'post'> = { ...targetFields(target), kind, params: paramsFor(kind, draft) };
     if (name.trim()) body.name = name.trim();
     Object.assign(body, scheduleBody(when));
     if (webhookUrl.trim()) body.webhook_url = webhookUrl.trim();

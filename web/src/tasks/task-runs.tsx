@@ -7,7 +7,7 @@ import { ResultView } from '../ui/result-view';
 import { Badge, Empty, RelativeTime } from '../ui/widgets';
 import { GroupRunResult } from './group-run-result';
 import { TaskStatusBadge } from './task-status';
-import type { Task, TaskRun, WebhookDelivery } from './task-types';
+import type { Task, TaskRun } from './task-types';
 import './tasks.css';
 import { TableFrame } from '../ui/table-frame';
 
@@ -77,9 +77,13 @@ function RunResult({ run, open }: { run: TaskRun; open: boolean }) {
   );
 }
 
-/** The delivery outcome; a finished run whose webhook is still null is being delivered (up to 3 tries). */
+/**
+ * The delivery outcome; a finished run whose webhook is still null is being delivered (up to 3 tries).
+ * The server stores whatever its sender returned (one that failed outright leaves only {delivered,
+ * error}), and the API describes it as any object: each field is read for what it is.
+ */
 function WebhookOutcome({ expected, run }: { expected: boolean; run: TaskRun }) {
-  const w: WebhookDelivery | null = isRecord(run.webhook) ? run.webhook : null;
+  const w = isRecord(run.webhook) ? run.webhook : null;
   if (!w) {
     if (!expected) return <span className="muted">none</span>;
     return <span className="muted">{run.finished_at ? 'sending…' : 'after the run'}</span>;

@@ -5,6 +5,7 @@ import { PLATFORM_LABELS, type Agent, type Customer, type Platform } from '../ap
 import { Link } from '../router';
 import { CustomerOptions } from '../ui/customer-options';
 import { byNaturalName } from '../ui/natural-order';
+import { num, str, type Obj } from '../ui/safe-data';
 import type { TaskTarget } from './task-types';
 
 export interface TargetDraft {
@@ -83,15 +84,21 @@ export function TargetFields({ draft, onChange, agents, customers }: { draft: Ta
   );
 }
 
-/** A group target in words, with a link to its customer. */
-export function TargetText({ target, customers }: { target: TaskTarget; customers: readonly Customer[] | undefined }) {
-  const customer = customers?.find((c) => c.id === target.customer_id);
+/**
+ * A group target in words, with a link to its customer. The API describes a task's target as any object
+ * (it is stored JSON), so each field is read for what it is.
+ */
+export function TargetText({ target, customers }: { target: Obj; customers: readonly Customer[] | undefined }) {
+  const customerId = num(target.customer_id);
+  const platform = str(target.platform);
+  const tag = str(target.tag);
+  const customer = customers?.find((c) => c.id === customerId);
   return (
     <span data-testid="task-target">
       Group:{' '}
-      {target.customer_id !== undefined && (customer ? <Link to={`/customers/${customer.id}`}>{customer.name}</Link> : `customer #${target.customer_id}`)}
-      {target.platform && ` ${PLATFORM_LABELS[target.platform]}`}
-      {target.tag && ` tagged "${target.tag}"`}
+      {customerId !== undefined && (customer ? <Link to={`/customers/${customer.id}`}>{customer.name}</Link> : `customer #${customerId}`)}
+      {platform && ` ${platform in PLATFORM_LABELS ? PLATFORM_LABELS[platform as Platform] : platform}`}
+      {tag && ` tagged "${tag}"`}
     </span>
   );
 }

@@ -1,8 +1,15 @@
 // Tasks as the API returns them (contract §10), and the few facts about kinds and statuses the pages
-// share. The console keeps its own copy of these shapes, like the other pages do (api/types.ts).
+// share.
+import { allOf, type ApiItem, type ApiRequest } from '../api/api-types';
 
-export const TASK_KINDS = ['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'script', 'backup'] as const;
-export type TaskKind = (typeof TASK_KINDS)[number];
+export type Task = ApiItem<'/tasks'>;
+/**
+ * A run's `result` is whatever the agent answered (untrusted, any shape); its `webhook` is null until the
+ * delivery has finished (it runs after the run is closed) or when there is no webhook.
+ */
+export type TaskRun = ApiItem<'/tasks/{id}/runs'>;
+export type TaskKind = Task['kind'];
+export const TASK_KINDS = allOf<TaskKind>()(['update', 'security_update', 'dist_upgrade', 'reboot', 'exec', 'script', 'backup']);
 /** The kinds a group task may have (the server's GROUP_KINDS). */
 export const GROUP_KINDS: readonly TaskKind[] = ['update', 'security_update', 'reboot', 'exec', 'script'];
 
@@ -17,61 +24,10 @@ export function offeredKinds(mode: 'agent' | 'group', platform: string | null | 
 }
 
 /** A group task's agents, resolved at every run. */
-export interface TaskTarget {
-  customer_id?: number;
-  platform?: 'freebsd' | 'linux' | 'windows';
-  tag?: string;
-}
+export type TaskTarget = NonNullable<ApiRequest<'/tasks', 'post'>['target']>;
 
-export const TASK_STATUSES = ['scheduled', 'running', 'completed', 'completed_with_warning', 'error', 'cancelled'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-export interface Task {
-  id: number;
-  name: string;
-  /** Null for a group task, which has a target instead. */
-  agent_id: string | null;
-  target: TaskTarget | null;
-  customer_number: string | null;
-  kind: TaskKind;
-  params: Record<string, unknown>;
-  status: TaskStatus;
-  /** Planned time of a one-off task; null for a recurring one. */
-  run_at: string | null;
-  /** Five-field cron expression in UTC; null for a one-off task. */
-  cron: string | null;
-  next_run_at: string | null;
-  last_run_at: string | null;
-  webhook_url: string | null;
-  result: Record<string, unknown> | null;
-  created_at: string;
-}
-
-/**
- * What became of a run's webhook. The server stores whatever its sender returned, and a sender that
- * failed outright leaves only {delivered, error}: every field may be missing.
- */
-export interface WebhookDelivery {
-  url?: string;
-  attempts?: number;
-  delivered?: boolean;
-  status_code?: number | null;
-  error?: string | null;
-  last_attempt_at?: string;
-}
-
-export interface TaskRun {
-  id: number;
-  task_id: number;
-  status: TaskStatus;
-  started_at: string;
-  finished_at: string | null;
-  /** Whatever the agent answered: untrusted, any shape. */
-  result: Record<string, unknown> | null;
-  error: string | null;
-  /** Null until the delivery has finished (it runs after the run is closed) or when there is no webhook. */
-  webhook: WebhookDelivery | null;
-}
+export type TaskStatus = Task['status'];
+export const TASK_STATUSES = allOf<TaskStatus>()(['scheduled', 'running', 'completed', 'completed_with_warning', 'error', 'cancelled']);
 
 export const KIND_LABELS: Record<TaskKind, string> = {
   update: 'Update',

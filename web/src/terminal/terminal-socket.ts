@@ -1,7 +1,7 @@
-// The terminal WebSocket (contract §11) as the page uses it: keystrokes go as binary messages, size
-// changes as JSON text messages, output arrives as binary. Close codes become the sentence a user reads;
-// a refused upgrade, whose status the browser hides, is asked about over plain HTTP.
-import { api, ApiError } from '../api/client';
+// A terminal WebSocket as the pages use it: the server's own shell (contract §11) and a shell on an
+// agent (issue 59) share the framing. Keystrokes go as binary messages, size changes as JSON text
+// messages, output arrives as binary. Close codes become the sentence a user reads; a refused upgrade,
+// whose status the browser hides, is asked about over plain HTTP. Each target says what its codes mean.
 import { currentToken } from '../api/session';
 
 export interface TerminalSize {
@@ -9,11 +9,23 @@ export interface TerminalSize {
   rows: number;
 }
 
+/** Where a terminal socket goes and how its endings read. */
+export interface SocketTarget {
+  /** The socket's path under the API (`/terminal`, `/agents/{id}/shell`). */
+  path: string;
+  /** The sentence for a close code of an opened session. */
+  closeReason(code: number): string;
+  /** The sentence for a refused upgrade, asked over plain HTTP (the same path without the upgrade). */
+  refusalReason(): Promise<string>;
+}
+
 export interface TerminalSocketEvents {
   open(): void;
   output(bytes: Uint8Array): void;
-  /** Cluster mode: the server instance the shell runs on (its first message). */
+  /** Cluster mode: the server instance the shell runs on (the server terminal's first message). */
   instance?(instanceId: string): void;
+  /** A device shell's session id (its first message), the one its recording is listed under. */
+  session?(sessionId: string): void;
   /** The session ended or was refused; the reason is the sentence to show. */
   closed(reason: string): void;
 }
@@ -23,12 +35,12 @@ export class TerminalSocket {
   private readonly encoder = new TextEncoder();
   private opened = false;
 
-  constructor(size: TerminalSize, events: TerminalSocketEvents) {
+  constructor(target: SocketTarget, size: TerminalSize, events: TerminalSocketEvents) {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
     // Browsers cannot set headers on a WebSocket: the contract's `token` query parameter carries the
     // JWT (the server keeps it out of its logs).
     const query = new URLSearchParams({ token: currentToken() ?? '', cols: String(size.cols), rows: String(size.rows) });
-    this.ws = new WebSocket(`${scheme}//${location.host}/api/v1/terminal?${query.toString()}`);
+    this.ws = new WebSocket(`${scheme}//${location.host}/api/v1${target.path}?${query.toString()}`);
     this.ws.binaryType = 'arraybuffer';
     this.ws.onopen = () => {
       this.opened = true;
@@ -36,18 +48,19 @@ export class TerminalSocket {
     };
     this.ws.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
       if (typeof event.data === 'string') {
-        const instance = instanceOf(event.data);
-        if (instance !== null) events.instance?.(instance);
+        const control = controlOf(event.data);
+        if (control?.type === 'instance') events.instance?.(control.id);
+        else if (control?.type === 'session') events.session?.(control.id);
         else events.output(this.encoder.encode(event.data));
         return;
       }
       events.output(new Uint8Array(event.data));
     };
     this.ws.onclose = (event) => {
-      if (this.opened) events.closed(closeReason(event.code));
+      if (this.opened) events.closed(target.closeReason(event.code));
       // Unless the page has left meanwhile (close() clears the handler).
       else
-        void refusalReason().then((reason) => {
+        void target.refusalReason().then((reason) => {
           if (this.ws.onclose) events.closed(reason);
         });
     };
@@ -76,54 +89,17 @@ export class TerminalSocket {
   }
 }
 
-/** Null when the terminal can open here; else the sentence saying why not (GET /terminal/status). */
-export async function terminalAvailability(): Promise<string | null> {
-  try {
-    const status = await api<{ available: boolean; reason: string | null }>('/terminal/status');
-    return status.available ? null : `The terminal is unavailable on this server: ${(status.reason ?? '').replace(/^terminal unavailable: /, '')}.`;
-  } catch {
-    // An older server, or the terminal turned off (404): the socket's own refusal says what is wrong.
-    return null;
-  }
-}
-
 /**
- * A refused upgrade reaches the page only as close code 1006: the browser hides the HTTP status. The
- * same request without the upgrade goes through the same checks and answers with the contract's error
- * body (426 when every check passed, so the refusal was the network's).
+ * The server's first text message: `{"type":"instance","instance_id":"…"}` (cluster mode) or
+ * `{"type":"session","session_id":"…"}` (a device shell); null for anything else, which is output.
  */
-async function refusalReason(): Promise<string> {
+function controlOf(text: string): { type: 'instance' | 'session'; id: string } | null {
+  if (!text.startsWith('{"type":"instance"') && !text.startsWith('{"type":"session"')) return null;
   try {
-    await api('/terminal');
-  } catch (err) {
-    if (err instanceof ApiError) {
-      if (err.code === 'TERMINAL_UNAVAILABLE') return `The terminal is unavailable on this server: ${err.message.replace(/^terminal unavailable: /, '')}.`;
-      if (err.status === 404) return 'The terminal is turned off on this server (TERMINAL_ENABLED=false).';
-      if (err.status === 429 || err.status === 403) return err.message;
-    }
-  }
-  return 'The terminal could not be opened. Your session may have ended, or the connection to the server was refused.';
-}
-
-function closeReason(code: number): string {
-  switch (code) {
-    case 1000:
-      return 'The shell has exited.';
-    case 4008:
-      return 'Closed after 30 minutes without input or output.';
-    case 1011:
-      return 'The server could not start the shell (TERMINAL_SHELL).';
-    default:
-      return `The connection was lost (code ${code}).`;
-  }
-}
-
-/** The server's `{"type":"instance","instance_id":"…"}` message (cluster mode), or null for anything else. */
-function instanceOf(text: string): string | null {
-  if (!text.startsWith('{"type":"instance"')) return null;
-  try {
-    const message = JSON.parse(text) as { type?: unknown; instance_id?: unknown };
-    return message.type === 'instance' && typeof message.instance_id === 'string' ? message.instance_id : null;
+    const message = JSON.parse(text) as { type?: unknown; instance_id?: unknown; session_id?: unknown };
+    if (message.type === 'instance' && typeof message.instance_id === 'string') return { type: 'instance', id: message.instance_id };
+    if (message.type === 'session' && typeof message.session_id === 'string') return { type: 'session', id: message.session_id };
+    return null;
   } catch {
     return null;
   }

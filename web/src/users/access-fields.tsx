@@ -3,12 +3,12 @@
 // the scope is a list of checkboxes because a technician typically gets two or three customers of
 // dozens, which a <select multiple> makes easy to lose with one click.
 import { useId, useState } from 'react';
+import type { ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import type { Role } from '../api/session';
 import type { Customer } from '../api/types';
 import { useSubmit } from '../ui/use-submit';
 import { ErrorBanner } from '../ui/widgets';
-import type { User } from './user-forms';
 
 export const ROLES: readonly { id: Role; label: string }[] = [
   { id: 'read', label: 'read: looks only' },
@@ -86,16 +86,27 @@ export function AccessFields({ draft, customers, onChange }: { draft: AccessDraf
 }
 
 /**
+ * The part of a user that ChangeAccessForm reads. The form is generic over the caller's user type
+ * (User, user-forms.tsx, which imports this file): the PATCH answers the whole user, as the list shows it.
+ */
+export interface AccessHolder {
+  id: number;
+  username: string;
+  role: Role;
+  customer_ids: number[] | null;
+}
+
+/**
  * Changes a user's role and customers inline in the list. The server ends that user's sessions (their
  * rights change at once, not at their next sign-in), so the form says so; for the signed-in user that
  * includes this one (the caller signs out after `onSaved`).
  */
-export function ChangeAccessForm({ user, self, customers, onSaved, onCancel }: { user: User; self: boolean; customers: readonly Customer[]; onSaved: (user: User) => void; onCancel: () => void }) {
+export function ChangeAccessForm<U extends AccessHolder>({ user, self, customers, onSaved, onCancel }: { user: U; self: boolean; customers: readonly Customer[]; onSaved: (user: U) => void; onCancel: () => void }) {
   const [draft, setDraft] = useState<AccessDraft>({ role: user.role, customerIds: user.customer_ids });
   const { busy, error, submit } = useSubmit(async () => {
     const problem = accessProblem(draft);
     if (problem) throw new Error(problem);
-    onSaved(await api<User>(`/users/${user.id}`, { method: 'PATCH', body: { role: draft.role, customer_ids: draft.customerIds } }));
+    onSaved(await api<U>(`/users/${user.id}`, { method: 'PATCH', body: { role: draft.role, customer_ids: draft.customerIds } satisfies ApiRequest<'/users/{id}', 'patch'> }));
   });
   const consequence = self
     ? 'Saving signs you out everywhere, this browser included; sign in again to continue with the new access.'

@@ -2,23 +2,14 @@
 // user's password inline in the list. Both check the server's rules as the user types (so a refusal is
 // explained before the round trip) and keep what was typed when the server still refuses.
 import { useId, useState } from 'react';
+import type { ApiItem, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
-import type { Role } from '../api/session';
 import type { Customer } from '../api/types';
 import { ErrorBanner } from '../ui/widgets';
 import { useSubmit } from '../ui/use-submit';
 import { AccessFields, accessProblem, type AccessDraft } from './access-fields';
 
-export interface User {
-  id: number;
-  username: string;
-  totp_enabled: boolean;
-  created_at: string;
-  last_login_at: string | null;
-  role: Role;
-  /** The customers the user is limited to; null: every customer. */
-  customer_ids: number[] | null;
-}
+export type User = ApiItem<'/users'>;
 
 // Least rights until the admin chooses more: a forgotten select should not hand out the server.
 const NEW_USER_ACCESS: AccessDraft = { role: 'read', customerIds: null };
@@ -65,7 +56,7 @@ export function CreateUserForm({ customers, onCreated }: { customers: readonly C
   const { busy, error, submit } = useSubmit(async () => {
     const problem = problems.username ?? problems.password ?? accessProblem(access);
     if (problem) throw new Error(problem);
-    onCreated(await api<User>('/users', { method: 'POST', body: { username: name, password, role: access.role, customer_ids: access.customerIds } }));
+    onCreated(await api<User>('/users', { method: 'POST', body: { username: name, password, role: access.role, customer_ids: access.customerIds } satisfies ApiRequest<'/users', 'post'> }));
     setUsername('');
     setPassword('');
     setAccess(NEW_USER_ACCESS);
@@ -110,7 +101,7 @@ export function ChangePasswordForm({ user, self, onSaved, onCancel }: { user: Us
   const problem = passwordProblem(password);
   const { busy, error, submit } = useSubmit(async () => {
     if (problem) throw new Error(problem);
-    await api(`/users/${user.id}/password`, { method: 'PUT', body: { password } });
+    await api(`/users/${user.id}/password`, { method: 'PUT', body: { password } satisfies ApiRequest<'/users/{id}/password', 'put'> });
     onSaved();
   });
 

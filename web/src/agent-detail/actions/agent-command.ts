@@ -2,18 +2,29 @@
 // update may take half an hour, and the technician must see that it is still waiting), then the
 // agent's answer or the error.
 import { useEffect, useRef, useState } from 'react';
+import type { ApiBody, ApiMethod, ApiPath, ApiRequest } from '../../api/api-types';
 import { api } from '../../api/client';
 
-export interface CommandState<T> {
+/** The API's POST operations on one agent (POST /agents/{id}/<command>): what each takes and answers. */
+type AgentCommands = {
+  [P in ApiPath as P extends `/agents/{id}/${infer Command}` ? ('post' extends ApiMethod<P> ? Command : never) : never]: {
+    body: ApiRequest<P, 'post' & ApiMethod<P>>;
+    answer: ApiBody<P, 'post' & ApiMethod<P>>;
+  };
+};
+export type AgentCommand = keyof AgentCommands;
+
+export interface CommandState<T, Body = unknown> {
   busy: boolean;
   /** Seconds since the command was sent, while it runs. */
   elapsed: number;
   result: T | undefined;
   error: unknown;
-  run: (body?: unknown) => Promise<void>;
+  run: (body: Body) => Promise<void>;
 }
 
-export function useAgentCommand<T = unknown>(agentId: string, command: string): CommandState<T> {
+export function useAgentCommand<C extends AgentCommand>(agentId: string, command: C): CommandState<AgentCommands[C]['answer'], AgentCommands[C]['body']> {
+  type T = AgentCommands[C]['answer'];
   const [busy, setBusy] = useState(false);
   const [elapsed, setElapsed] = useState(0);
   const [result, setResult] = useState<T>();
@@ -28,7 +39,7 @@ export function useAgentCommand<T = unknown>(agentId: string, command: string): 
     return () => clearInterval(timer);
   }, [busy]);
 
-  const run = async (body: unknown = {}) => {
+  const run = async (body: AgentCommands[C]['body']) => {
     setBusy(true);
     setElapsed(0);
     setResult(undefined);

@@ -3,17 +3,10 @@ import { useState, type FormEvent } from 'react';
 import { ErrorBanner } from '../../ui/widgets';
 import { useAgentCommand, waitingText } from './agent-command';
 
-interface ExecResult {
-  exit_code: number | null;
-  stdout: string;
-  stderr: string;
-  duration_ms?: number;
-}
-
 export function ExecPanel({ agentId }: { agentId: string }) {
   const [command, setCommand] = useState('');
   const [timeout, setTimeoutSeconds] = useState(60);
-  const exec = useAgentCommand<ExecResult>(agentId, 'exec');
+  const exec = useAgentCommand(agentId, 'exec');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void exec.run({ command, timeout });

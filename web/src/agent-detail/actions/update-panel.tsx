@@ -63,7 +63,7 @@ export function UpdatePanel({ agentId, onDone }: { agentId: string; onDone: () =
 }
 
 /** The progress, then the agent's answer (shown as data, never as markup) or the error. */
-export function CommandOutcome({ title, state }: { title: string; state: CommandState<unknown> }) {
+export function CommandOutcome({ title, state }: { title: string; state: Omit<CommandState<unknown>, 'run'> }) {
   const waiting = waitingText(state.busy, state.elapsed);
   if (!waiting && state.result === undefined && !state.error) return null;
   return (

@@ -1,32 +1,10 @@
 // The backup shapes of the API (contract §7) and the small helpers the backup components share: paths,
 // short hashes and download file names built from names the agent chose (so they are sanitised).
-export interface ConfigBackup {
-  id: number;
-  agent_id: string;
-  /** SHA-256 (hex) of the content as the agent sent it. */
-  hash: string;
-  /** Bytes (UTF-8). */
-  size: number;
-  created_at: string;
-}
+import type { ApiBody, ApiItem } from '../../api/api-types';
 
-export interface ConfigBackupCreated extends ConfigBackup {
-  /** false: the agent already had a backup with this content, which is returned instead. */
-  created: boolean;
-}
-
-export interface ConfigBackupWithContent extends ConfigBackup {
-  content: string;
-}
-
-export interface ConfigBackupDiff {
-  a: ConfigBackup;
-  b: ConfigBackup;
-  added: number;
-  removed: number;
-  /** Unified diff from `a` to `b`; "" when the contents are equal. */
-  diff: string;
-}
+export type ConfigBackup = ApiItem<'/agents/{id}/backups'>;
+export type ConfigBackupWithContent = ApiBody<'/agents/{id}/backups/{bid}'>;
+export type ConfigBackupDiff = ApiBody<'/agents/{id}/backups/diff'>;
 
 export function backupsPath(agentId: string, rest = ''): string {
   return `/agents/${encodeURIComponent(agentId)}/backups${rest}`;

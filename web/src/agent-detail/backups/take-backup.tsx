@@ -3,13 +3,12 @@
 import { formatBytes, formatDateTime } from '../../ui/format';
 import { ErrorBanner } from '../../ui/widgets';
 import { useAgentCommand } from '../actions/agent-command';
-import { type ConfigBackupCreated } from './backup-types';
 
 /** The server gives up after this long (POST /agents/{id}/backup). */
 const AGENT_WAIT_S = 120;
 
 export function TakeBackup({ agentId, connected, onTaken }: { agentId: string; connected: boolean; onTaken: () => void }) {
-  const backup = useAgentCommand<ConfigBackupCreated>(agentId, 'backup');
+  const backup = useAgentCommand(agentId, 'backup');
   const take = async () => {
     await backup.run({});
     onTaken();

@@ -2,6 +2,7 @@
 // (who to call, where the key is). Shown on the overview; "Edit" opens a small form. Tags are typed
 // comma-separated, which is why a tag cannot contain a comma.
 import { useState } from 'react';
+import type { ApiRequest } from '../../api/api-types';
 import { api } from '../../api/client';
 import type { Agent } from '../../api/types';
 import { Allowed } from '../../auth/access';
@@ -20,7 +21,7 @@ export function LabelsPanel({ agent, onSaved }: { agent: Agent; onSaved: () => v
   const [tags, setTags] = useState('');
   const [note, setNote] = useState('');
   const { busy, error, setError, submit } = useSubmit(async () => {
-    await api<Agent>(`/agents/${encodeURIComponent(agent.id)}`, { method: 'PATCH', body: { tags: splitTags(tags), note } });
+    await api<Agent>(`/agents/${encodeURIComponent(agent.id)}`, { method: 'PATCH', body: { tags: splitTags(tags), note } satisfies ApiRequest<'/agents/{id}', 'patch'> });
     setEditing(false);
     onSaved();
   });

@@ -2,6 +2,7 @@
 // the agent to be connected. Deleting asks first, takes the agent's metrics, events, backups and tunnels
 // with it, and returns to the agents list.
 import { useEffect, useState } from 'react';
+import type { ApiRequest } from '../../api/api-types';
 import { api } from '../../api/client';
 import type { Agent, Customer } from '../../api/types';
 import { navigate } from '../../router';
@@ -18,7 +19,7 @@ export function ManagePanel({ agent, onChanged }: { agent: Agent; onChanged: () 
   useEffect(() => setTarget(current), [current]);
   const path = `/agents/${encodeURIComponent(agent.id)}/customer`;
   const move = useSubmit(async () => {
-    await (target ? api<Agent>(path, { method: 'PUT', body: { customer_id: Number(target) } }) : api<Agent>(path, { method: 'DELETE' }));
+    await (target ? api<Agent>(path, { method: 'PUT', body: { customer_id: Number(target) } satisfies ApiRequest<'/agents/{id}/customer', 'put'> }) : api<Agent>(path, { method: 'DELETE' }));
     onChanged();
   });
   const { error: deleteError, guard } = useActionError();

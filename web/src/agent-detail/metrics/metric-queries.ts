@@ -1,13 +1,14 @@
-// The metric reads behind the charts (contract §4) and the hooks that keep them fresh. Answers are read
-// defensively: labels are disk mounts and interface or gateway names chosen by the agent, and a row of
-// an unexpected shape is dropped rather than drawn as garbage.
+// The metric reads behind the charts (contract §4) and the hooks that keep them fresh. Labels are disk
+// mounts and interface or gateway names chosen by the agent (React shows them as text), and a row whose
+// time does not parse is dropped rather than drawn as garbage.
+import type { ApiBody, ApiQuery } from '../../api/api-types';
 import { api } from '../../api/client';
-import { num, objs, str } from '../../ui/safe-data';
 import { useResource, type Resource } from '../../use-resource';
 import { buildChartData, type ChartData, type Point } from './chart-data';
 import { windowOf, type TimeRange } from './ranges';
 
-export type SummaryMetric = 'cpu_usage' | 'memory_used_percent' | 'disk_used_percent' | 'gateway_rtt_ms' | 'gateway_loss_percent';
+/** The metrics the page charts from their summaries (a part of what the server records). */
+export type SummaryMetric = Extract<ApiQuery<'/agents/{id}/metrics/summary'>['metric'], 'cpu_usage' | 'memory_used_percent' | 'disk_used_percent' | 'gateway_rtt_ms' | 'gateway_loss_percent'>;
 
 export const RECEIVED = 'Received';
 export const TRANSMITTED = 'Transmitted';
@@ -24,30 +25,27 @@ type Window = { from: string; to: string };
 const epochSeconds = (w: Window) => ({ from: Date.parse(w.from) / 1000, to: Date.parse(w.to) / 1000 });
 
 const agentPath = (agentId: string, rest: string) => `/agents/${encodeURIComponent(agentId)}/metrics${rest}`;
-const seconds = (iso: unknown) => Date.parse(str(iso)) / 1000;
+const seconds = (iso: string) => Date.parse(iso) / 1000;
 
 async function loadSummary(agentId: string, metric: SummaryMetric, range: TimeRange, window: Window, signal: AbortSignal): Promise<Point[]> {
-  const rows = await api<unknown>(agentPath(agentId, '/summary'), { query: { metric, bucket: range.bucket, ...window }, signal });
-  return objs(rows).flatMap((row) => {
+  const rows = await api<ApiBody<'/agents/{id}/metrics/summary'>>(agentPath(agentId, '/summary'), { query: { metric, bucket: range.bucket, ...window }, signal });
+  return rows.flatMap((row) => {
     const t = seconds(row.bucket);
-    const value = num(row.avg);
-    return Number.isFinite(t) && value !== undefined ? [{ t, label: str(row.label), value }] : [];
+    return Number.isFinite(t) ? [{ t, label: row.label, value: row.avg }] : [];
   });
 }
 
 /** Averaged per bucket by the server (`bucket` on the rates endpoint), so 90 days stay a few hundred points. */
 async function loadRates(agentId: string, iface: string, range: TimeRange, window: Window, signal: AbortSignal): Promise<Point[]> {
   const query = { interface: iface, bucket: range.bucket, ...window, limit: 10_000 };
-  const rows = await api<unknown>(agentPath(agentId, '/rates'), { query, signal });
-  return objs(rows).flatMap((row) => {
+  const rows = await api<ApiBody<'/agents/{id}/metrics/rates'>>(agentPath(agentId, '/rates'), { query, signal });
+  return rows.flatMap((row): Point[] => {
     const t = seconds(row.time);
     if (!Number.isFinite(t)) return [];
-    const points: Point[] = [];
-    const rx = num(row.rx_bps);
-    const tx = num(row.tx_bps);
-    if (rx !== undefined) points.push({ t, label: RECEIVED, value: rx });
-    if (tx !== undefined) points.push({ t, label: TRANSMITTED, value: tx });
-    return points;
+    return [
+      { t, label: RECEIVED, value: row.rx_bps },
+      { t, label: TRANSMITTED, value: row.tx_bps },
+    ];
   });
 }
 
@@ -59,13 +57,11 @@ export interface InterfaceList {
 
 /** The interfaces with byte counters in the agent's recent heartbeats (from /metrics/latest). */
 async function loadInterfaces(agentId: string, signal: AbortSignal): Promise<InterfaceList> {
-  const samples = await api<unknown>(agentPath(agentId, '/latest'), { signal });
+  const samples = await api<ApiBody<'/agents/{id}/metrics/latest'>>(agentPath(agentId, '/latest'), { signal });
   const totals = new Map<string, number>();
-  for (const sample of objs(samples)) {
-    const metric = str(sample.metric);
-    const label = str(sample.label);
+  for (const { metric, label, value } of samples) {
     if ((metric !== 'interface_rx_bytes' && metric !== 'interface_tx_bytes') || label === '') continue;
-    totals.set(label, (totals.get(label) ?? 0) + (num(sample.value) ?? 0));
+    totals.set(label, (totals.get(label) ?? 0) + value);
   }
   const names = [...totals.keys()].sort(new Intl.Collator(undefined, { numeric: true }).compare);
   const busiest = [...totals].sort((a, b) => b[1] - a[1])[0]?.[0];

@@ -1,6 +1,7 @@
 // Hypervisor (Proxmox VE) panels: guests and containers with start/stop/shutdown, storage, ZFS pools
 // and backup jobs. A guest action waits for the agent's answer (up to 5 minutes for a shutdown); the
 // guest's new state arrives with the next heartbeat, so the row says so rather than guessing.
+import type { ApiRequest } from '../../api/api-types';
 import { useAccess } from '../../auth/access';
 import { formatBytes, formatDateTime, formatDuration } from '../../ui/format';
 import { at, bool, num, obj, objs, str, type Obj } from '../../ui/safe-data';
@@ -9,8 +10,7 @@ import { useAgentCommand, waitingText } from '../actions/agent-command';
 import { StateBadge, UsageBar } from './common-panels';
 import { DataPanel, dash } from './data-table';
 
-type GuestType = 'vm' | 'container';
-type GuestAction = 'start' | 'stop' | 'shutdown';
+type GuestAction = ApiRequest<'/agents/{id}/hypervisor/action', 'post'>['action'];
 
 export function HypervisorPanels({ agentId, system, connected, onChanged }: { agentId: string; system: unknown; connected: boolean; onChanged: () => void }) {
   const hv = obj(at(system, 'hypervisor'));
@@ -102,7 +102,7 @@ function LastRun({ run }: { run: Obj }) {
 function GuestActions({ agentId, guest, connected, onChanged }: { agentId: string; guest: Obj; connected: boolean; onChanged: () => void }) {
   const command = useAgentCommand(agentId, 'hypervisor/action');
   const vmid = num(guest.vmid);
-  const type = guest.kind as GuestType;
+  const type = guest.kind === 'container' ? 'container' : 'vm';
   const running = str(guest.status) === 'running';
   if (vmid === undefined || !connected) return <span className="muted">–</span>;
   const act = async (action: GuestAction) => {

@@ -1,6 +1,7 @@
-// One open tunnel: where it leads, the proxy port (what the technician connects to), who opened it and
-// who may connect, its traffic, how to reach it from another machine, and "Close", which ends every
-// session in it (anyone who may write may close a tunnel; only its opener may use it through the CLI).
+// One open tunnel: where it leads, the proxy port (what the technician connects to), what it is for and
+// until when, who opened it and who may connect, its traffic, how to reach it from another machine (not
+// a remote desktop's: its browser tab holds it), and "Close", which ends every session in it (anyone
+// who may write may close a tunnel; only its opener may use it through the CLI).
 import { useState } from 'react';
 import { api } from '../../api/client';
 import { useSessionState } from '../../api/session';
@@ -8,7 +9,7 @@ import { formatBytes, formatDateTime } from '../../ui/format';
 import { Allowed } from '../../auth/access';
 import { ConfirmButton, ErrorBanner, RelativeTime } from '../../ui/widgets';
 import { ConnectCommand } from './connect-command';
-import { connectCommand, directAddress, hostPort, openerText, suggestedListen, tunnelsPath, type Tunnel } from './tunnel-types';
+import { connectCommand, directAddress, hostPort, openerText, PURPOSE_LABELS, suggestedListen, tunnelsPath, type Tunnel } from './tunnel-types';
 
 export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: string; tunnel: Tunnel; isNew: boolean; onClosed: () => void }) {
   const [error, setError] = useState<unknown>();
@@ -46,6 +47,10 @@ export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: stri
       </div>
       <ErrorBanner error={error} />
       <dl className="facts tunnel-facts">
+        <dt>For</dt>
+        <dd data-testid="tunnel-purpose">{PURPOSE_LABELS[tunnel.purpose]}</dd>
+        <dt>Expires</dt>
+        <dd>{tunnel.expires_at ? formatDateTime(tunnel.expires_at) : 'No time limit'}</dd>
         <dt>Listens on</dt>
         <dd className="mono">{hostPort(tunnel.bind_address, tunnel.proxy_port)}</dd>
         <dt>Opened by</dt>
@@ -72,36 +77,44 @@ export function TunnelCard({ agentId, tunnel, isNew, onClosed }: { agentId: stri
         <dt>Tunnel ID</dt>
         <dd className="mono">{tunnel.tunnel_id}</dd>
       </dl>
-      <p className="tunnel-how">
-        {direct ? (
-          <>
-            Connect directly to <strong className="mono">{direct}</strong> from <span className="mono">{allowed}</span>, or from any machine run:
-          </>
-        ) : (
-          <>
-            The proxy port listens on the server itself only. From your machine, run this (no open port needed) and connect to{' '}
-            <strong className="mono">{suggestedListen(tunnel.target_port)}</strong>:
-          </>
-        )}
-      </p>
-      <ConnectCommand
-        command={connectCommand(location.origin, tunnel)}
-        filled={mine && session ? { label: 'Copy with my access token', command: connectCommand(location.origin, tunnel, session.token) } : undefined}
-      />
-      <p className="muted tunnel-note">
-        {tunnel.opened_by.type === 'api_key' ? (
-          <>
-            Replace <code>...</code> with the API key that opened the tunnel ({tunnel.opened_by.name}, {tunnel.opened_by.key_hint}): only it may use the tunnel this way.
-          </>
-        ) : mine ? (
-          <>
-            Only you may use this tunnel this way: replace <code>...</code> with your access token (the second button fills it in; it expires with your sign-in).
-          </>
-        ) : (
-          <>Only {openerText(tunnel.opened_by, session?.username)} may use this tunnel this way.</>
-        )}{' '}
-        The tunnel closes after 30 minutes without sessions.
-      </p>
+      {tunnel.purpose === 'desktop' ? (
+        <p className="muted tunnel-note">
+          A remote desktop: only the browser tab that opened it shows it, and the tunnel closes with that tab or when its session idles.
+        </p>
+      ) : (
+        <>
+          <p className="tunnel-how">
+            {direct ? (
+              <>
+                Connect directly to <strong className="mono">{direct}</strong> from <span className="mono">{allowed}</span>, or from any machine run:
+              </>
+            ) : (
+              <>
+                The proxy port listens on the server itself only. From your machine, run this (no open port needed) and connect to{' '}
+                <strong className="mono">{suggestedListen(tunnel.target_port)}</strong>:
+              </>
+            )}
+          </p>
+          <ConnectCommand
+            command={connectCommand(location.origin, tunnel)}
+            filled={mine && session ? { label: 'Copy with my access token', command: connectCommand(location.origin, tunnel, session.token) } : undefined}
+          />
+          <p className="muted tunnel-note">
+            {tunnel.opened_by.type === 'api_key' ? (
+              <>
+                Replace <code>...</code> with the API key that opened the tunnel ({tunnel.opened_by.name}, {tunnel.opened_by.key_hint}): only it may use the tunnel this way.
+              </>
+            ) : mine ? (
+              <>
+                Only you may use this tunnel this way: replace <code>...</code> with your access token (the second button fills it in; it expires with your sign-in).
+              </>
+            ) : (
+              <>Only {openerText(tunnel.opened_by, session?.username)} may use this tunnel this way.</>
+            )}{' '}
+            {tunnel.expires_at ? `The tunnel closes at ${formatDateTime(tunnel.expires_at)}.` : 'The tunnel closes after 30 minutes without sessions.'}
+          </p>
+        </>
+      )}
     </article>
   );
 }

@@ -1,33 +1,18 @@
 // Tunnel shapes of the API (contract §8) and how the console tells a technician to reach one: the
 // proxy port directly where it is reachable (from the tunnel's allow_from addresses only), otherwise the
 // CLI's `tunnel connect` over the WebSocket, signed in as whoever opened the tunnel.
-export interface OpenedTunnel {
-  tunnel_id: string;
-  agent_id: string;
-  proxy_port: number;
-  /** Where to reach the proxy port: in a cluster the address of the instance holding the tunnel. */
-  proxy_host: string;
-  bind_address: string;
-  target_host: string;
-  target_port: number;
-  created_at: string;
-  proxy_path: string;
-  /** Client addresses and networks the proxy port lets in. */
-  allow_from: string[];
-  opened_by: { type: 'user' | 'api_key'; name: string; key_hint: string | null };
-  refused_connections: number;
-}
+import type { ApiBody, ApiItem } from '../../api/api-types';
 
-export interface Tunnel extends OpenedTunnel {
-  sessions: number;
-  /** Sessions the agent holds until a slow client catches up. */
-  paused_sessions: number;
-  /** Client → target. */
-  bytes_in: number;
-  /** Target → client. */
-  bytes_out: number;
-  buffered_bytes: number;
-}
+export type OpenedTunnel = ApiBody<'/agents/{id}/tunnel', 'post'>;
+export type Tunnel = ApiItem<'/agents/{id}/tunnels'>;
+
+/** What a tunnel is for (issue 60): opened here, or by the remote desktop, RDP or web-interface launchers. */
+export const PURPOSE_LABELS: Readonly<Record<Tunnel['purpose'], string>> = {
+  tunnel: 'Tunnel',
+  desktop: 'Remote desktop (in a browser)',
+  rdp: 'RDP',
+  web: 'Web interface',
+};
 
 /** Same rule as the server's (POST /agents/{id}/tunnel). */
 export const TARGET_HOST = /^[A-Za-z0-9.:_-]{1,253}$/;

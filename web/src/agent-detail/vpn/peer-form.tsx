@@ -1,6 +1,7 @@
 // "Add peer": the firewall generates the keys and the tunnel address; the technician names the peer and
 // may narrow what it routes. Rarely needed settings (server instance, endpoint) sit under "More".
 import { useState, type FormEvent } from 'react';
+import type { ApiRequest } from '../../api/api-types';
 import { api } from '../../api/client';
 import { ErrorBanner } from '../../ui/widgets';
 import { DEFAULT_ALLOWED_IPS, DEFAULT_SERVER_NAME, peerProblem, peersPath, type NewPeer, type VpnPeerCreated } from './vpn-types';
@@ -29,7 +30,7 @@ export function PeerForm({ agentId, onCreated }: { agentId: string; onCreated: (
     setBusy(true);
     setError(undefined);
     try {
-      onCreated(await api<VpnPeerCreated>(peersPath(agentId), { method: 'POST', body: peer }));
+      onCreated(await api<VpnPeerCreated>(peersPath(agentId), { method: 'POST', body: peer satisfies ApiRequest<'/agents/{id}/vpn/peers', 'post'> }));
       setFields(EMPTY);
     } catch (err) {
       setError(err);

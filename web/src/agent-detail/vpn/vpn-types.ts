@@ -1,28 +1,11 @@
 // WireGuard peer shapes of the API (contract §8) and the server's input rules, repeated here so a typo
 // in an address list is explained before the firewall is asked.
-export interface VpnPeer {
-  uuid: string;
-  name: string;
-  server_name: string;
-  tunnel_address: string;
-  public_key: string;
-  allowed_ips: string;
-  dns: string | null;
-  endpoint: string | null;
-}
+import type { ApiBody, ApiItem, ApiRequest } from '../../api/api-types';
 
-export interface VpnPeerCreated extends VpnPeer {
-  /** The client's configuration with its private key: in this answer only, the server keeps no copy. */
-  client_config: string;
-}
-
-export interface NewPeer {
-  name: string;
-  allowed_ips?: string;
-  dns?: string;
-  server_name?: string;
-  endpoint?: string;
-}
+export type VpnPeer = ApiItem<'/agents/{id}/vpn/peers'>;
+/** With the client's configuration and its private key: in this answer only, the server keeps no copy. */
+export type VpnPeerCreated = ApiBody<'/agents/{id}/vpn/peers', 'post'>;
+export type NewPeer = ApiRequest<'/agents/{id}/vpn/peers', 'post'>;
 
 export const DEFAULT_ALLOWED_IPS = '0.0.0.0/0';
 export const DEFAULT_SERVER_NAME = 'ALWAYSON_VPN';

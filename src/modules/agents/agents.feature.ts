@@ -1,0 +1,27 @@
+// Agents as records: listing, details, customer assignment, deletion (its socket closed), and their
+// connection events: /agents and /events routes.
+import { serverFeature } from '../../apps/server/server-feature.js';
+import { agentRoutes } from './agents.routes.js';
+import { AgentService } from './agents.service.js';
+import { eventRoutes } from './events.routes.js';
+
+declare module '../../apps/server/server-feature.js' {
+  interface ServerParts {
+    agents: AgentService;
+  }
+}
+
+export const agentsFeature = serverFeature({
+  name: 'agents',
+  needs: ['commander', 'connectionBatches'],
+  setup({ db, clock, commander, connectionBatches }) {
+    const agents = new AgentService(db.db, clock, commander, connectionBatches);
+    return {
+      provides: { agents },
+      async routes(api) {
+        await api.register(agentRoutes, { agents });
+        await api.register(eventRoutes, { agents });
+      },
+    };
+  },
+});
