@@ -50,13 +50,15 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
     expect(res.status, await res.clone().text()).toBe(201);
     const desktop = (await res.json()) as { tunnel_id: string; websocket_path: string };
     const ws = new WebSocket(`${c.b.url.replace('http:', 'ws:')}${desktop.websocket_path}?token=${token}`);
+    // Listen before 'open': the server's greeting can arrive with the upgrade's response, and ws emits it
+    // before an await after 'open' resumes (this test hung for its whole timeout in CI that way).
+    let got = 0;
+    const handshake = new Promise<void>((resolve) => ws.on('message', (data: Buffer) => (got += data.length) >= SERVER_HANDSHAKE_BYTES && resolve()));
     await new Promise((resolve, reject) => {
       ws.once('open', resolve);
       ws.once('unexpected-response', (_req, r) => reject(new Error(`refused: ${r.statusCode}`)));
       ws.once('error', reject);
     });
-    let got = 0;
-    const handshake = new Promise<void>((resolve) => ws.on('message', (data: Buffer) => (got += data.length) >= SERVER_HANDSHAKE_BYTES && resolve()));
     const before = vnc.connections;
     ws.send(CLIENT_HANDSHAKE);
     await handshake;

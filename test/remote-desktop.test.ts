@@ -47,11 +47,16 @@ async function openDesktop(token: string, body: object = {}): Promise<{ tunnel_i
   return res.json();
 }
 
+/** Bytes each desktop WebSocket received, counted from before 'open': the server's greeting can arrive with
+ * the upgrade's response, and ws emits it before anything awaiting 'open' resumes. */
+const receivedBytes = new WeakMap<WebSocket, number>();
+
 /** Opens the desktop's WebSocket with `query` credentials; the HTTP status when refused. */
 function connect(path: string, query: string): Promise<WebSocket | number> {
   return new Promise((resolve) => {
     const ws = new WebSocket(`${s.url.replace('http', 'ws')}${path}?${query}`);
     ws.binaryType = 'nodebuffer';
+    ws.on('message', (data: Buffer) => receivedBytes.set(ws, (receivedBytes.get(ws) ?? 0) + data.length));
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
     ws.once('error', () => resolve(0));
@@ -60,16 +65,10 @@ function connect(path: string, query: string): Promise<WebSocket | number> {
 
 /** Runs the client's handshake once the server's has arrived, then sends `messages`. */
 async function drive(ws: WebSocket, messages: Buffer[]): Promise<void> {
-  let got = 0;
-  await new Promise<void>((resolve) => {
-    ws.on('message', (data: Buffer) => {
-      got += data.length;
-      if (got >= SERVER_HANDSHAKE_BYTES) resolve();
-    });
-    ws.send(CLIENT_HANDSHAKE.subarray(0, 12));
-    // The rest of the client's handshake after the server's security types: sent at once, the server reads it in order.
-    ws.send(CLIENT_HANDSHAKE.subarray(12));
-  });
+  ws.send(CLIENT_HANDSHAKE.subarray(0, 12));
+  // The rest of the client's handshake after the server's security types: sent at once, the server reads it in order.
+  ws.send(CLIENT_HANDSHAKE.subarray(12));
+  await vi.waitFor(() => expect(receivedBytes.get(ws) ?? 0).toBeGreaterThanOrEqual(SERVER_HANDSHAKE_BYTES), { timeout: 10_000 });
   for (const m of messages) ws.send(m);
 }
 
