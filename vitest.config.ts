@@ -22,6 +22,9 @@ export default defineConfig({
     setupFiles: ['test/each-file-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits 1 s by default: a loaded CI machine took longer to retitle a console page, and
+    // the test failed though the page was right. A poll that never matches still fails, 10 s later.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two test files per core: most files spend much of their time waiting on sockets, timers and
     // child processes, so one per core left the cores half idle (measured on 2 cores: the PGlite pass
