@@ -31,6 +31,7 @@ import loginThrottle from './0028_login_throttle.js';
 import taskAgentWait from './0029_task_agent_wait.js';
 import deviceSessions from './0030_device_sessions.js';
 import agentRemoteAccess from './0031_agent_remote_access.js';
+import checks from './0032_checks.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -66,4 +67,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0029_task_agent_wait', taskAgentWait],
   ['0030_device_sessions', deviceSessions],
   ['0031_agent_remote_access', agentRemoteAccess],
+  ['0032_checks', checks],
 ];

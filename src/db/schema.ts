@@ -10,6 +10,7 @@ import type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 import type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+import type { AgentCheckOverridesTable, CheckPoliciesTable, CheckStateHistoryTable, CheckStatesTable, ChecksRevisionTable, PolicyChecksTable } from './schema-checks.js';
 import type { AgentRemoteAccessTable, DeviceSessionsTable } from './schema-device.js';
 import type { PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 import type { AgentPresenceTable, ClusterInstancesTable, ClusterLeasesTable, ClusterRepliesTable } from './schema-cluster.js';
@@ -390,6 +391,12 @@ export interface Database {
   sso_logins: SsoLoginsTable;
   device_sessions: DeviceSessionsTable;
   agent_remote_access: AgentRemoteAccessTable;
+  check_policies: CheckPoliciesTable;
+  policy_checks: PolicyChecksTable;
+  agent_check_overrides: AgentCheckOverridesTable;
+  check_states: CheckStatesTable;
+  check_state_history: CheckStateHistoryTable;
+  checks_revision: ChecksRevisionTable;
 }
 
 export type {
@@ -406,6 +413,7 @@ export type {
   NotificationOutboxTable,
 } from './schema-alerting.js';
 export type { BlobChunksTable, BlobsTable } from './schema-blobs.js';
+export type { AgentCheckOverridesTable, CheckPoliciesTable, CheckStateHistoryTable, CheckStatesTable, ChecksRevisionTable, PolicyChecksTable } from './schema-checks.js';
 export type { AgentRemoteAccessTable, DeviceSessionKind, DeviceSessionsTable } from './schema-device.js';
 export type { ChallengePurpose, PasskeysTable, WebauthnChallengesTable } from './schema-passkeys.js';
 export type { SsoIdentitiesTable, SsoLoginsTable, SsoMapping, SsoProvidersTable } from './schema-sso.js';

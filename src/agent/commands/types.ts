@@ -24,7 +24,8 @@ export interface CommandContext {
   streams?: AgentStreams;
 }
 
-type DeviceCommand = keyof typeof deviceCommandParams;
+/** Commands of capabilities an agent may lack: the device's (issue 59) and checks (issue 61). */
+type DeviceCommand = keyof typeof deviceCommandParams | 'checks_set';
 
 /** Resolves with the answer's `data`; a rejection becomes `success:false` with the error's message. */
 export type CommandHandler<C extends AgentCommand> = (params: CommandParams<C>, ctx: CommandContext) => Promise<unknown>;

@@ -21,6 +21,7 @@ import { auditFeature } from '../../modules/audit/audit.feature.js';
 import { authFeature } from '../../modules/auth/auth.feature.js';
 import { backupsFeature } from '../../modules/backups/backups.feature.js';
 import { bulkFeature } from '../../modules/bulk/bulk.feature.js';
+import { checksFeature } from '../../modules/checks/checks.feature.js';
 import { clusterFeature } from '../../modules/cluster/cluster.feature.js';
 import { LeaderWork } from '../../modules/cluster/leader-work.js';
 import { leadershipFeature } from '../../modules/cluster/leadership.feature.js';
@@ -105,6 +106,7 @@ export async function buildServerApp(deps: ServerDeps): Promise<FastifyInstance>
     terminalFeature,
     vpnFeature,
     metricsFeature,
+    checksFeature, // after metrics: perfdata goes into its series
     firmwareFeature,
     deviceShellFeature, // after firmware: recordings live in its blob store
     installerFeature,

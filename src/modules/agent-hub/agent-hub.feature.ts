@@ -5,6 +5,7 @@ import { serverFeature } from '../../apps/server/server-feature.js';
 import { ConnectionBatches } from '../agents/connection-batches.js';
 import { TunnelManager } from '../tunnels/tunnel-manager.js';
 import { AgentHub } from './agent-hub.js';
+import type { CheckResultsFrame } from '../checks/check-protocol.js';
 import type { DeviceCapability } from './device-protocol.js';
 
 declare module '../../apps/server/server-feature.js' {
@@ -21,6 +22,8 @@ declare module '../../apps/server/server-feature.js' {
     'agent.presence': { agentId: string; holding: boolean; recorded?: Promise<void> };
     /** An agent's socket announced what it can do beyond the spec's commands (its hello frame). */
     'agent.capabilities': { agentId: string; capabilities: DeviceCapability[] };
+    /** An agent connected here sent results of its checks (issue 61). */
+    'agent.check-results': { agentId: string; frame: CheckResultsFrame };
   }
 }
 
@@ -36,6 +39,7 @@ export const agentHubFeature = serverFeature({
         }),
       onPresence: (agentId, holding, recorded) => events.emit('agent.presence', { agentId, holding, recorded }),
       onCapabilities: (agentId, capabilities) => events.emit('agent.capabilities', { agentId, capabilities }),
+      onCheckResults: (agentId, frame) => events.emit('agent.check-results', { agentId, frame }),
     });
     const tunnels = new TunnelManager(hub, clock, logger, config.tunnels);
     return { provides: { hub, tunnels, connectionBatches } };

@@ -13,6 +13,7 @@ import type { AgentConnections } from '../agents/agents.service.js';
 import type { AgentCommander } from './agent-commander.js';
 import { agentFrameSchema, isTunnelFrame, parseFrame, type AgentCommand, type CommandParams } from './agent-protocol.js';
 import { knownCapabilities, type DeviceCapability } from './device-protocol.js';
+import type { CheckResultsFrame } from '../checks/check-protocol.js';
 import { DeviceStreams } from './device-streams.js';
 import { DrainWatch } from './drain-watch.js';
 import type { HubSocket } from './hub-socket.js';
@@ -47,6 +48,8 @@ export interface AgentHubOptions {
   onPresence?(agentId: string, holding: boolean, recorded?: Promise<void>): void;
   /** An agent's socket announced what it can do beyond the spec's commands (its hello frame). */
   onCapabilities?(agentId: string, capabilities: DeviceCapability[]): void;
+  /** An agent sent results of its checks (issue 61). */
+  onCheckResults?(agentId: string, frame: CheckResultsFrame): void;
 }
 
 interface LiveAgent {
@@ -135,6 +138,11 @@ export class AgentHub implements AgentCommander, AgentConnections {
   }
 
   /** What the agent's live socket announced it can do; null when not connected here or it said nothing. */
+  /** The agents whose sockets this hub holds. */
+  connectedIds(): string[] {
+    return [...this.#live.keys()];
+  }
+
   capabilities(agentId: string): DeviceCapability[] | null {
     return this.#live.get(agentId)?.capabilities ?? null;
   }
@@ -300,6 +308,10 @@ export class AgentHub implements AgentCommander, AgentConnections {
     }
     if (frame.type === 'session_closed') {
       if (!this.streams.closed(live.agentId, frame)) this.logger.debug({ agentId: live.agentId, sessionId: frame.session_id }, 'session_closed for no open stream');
+      return;
+    }
+    if (frame.type === 'check_results') {
+      this.options.onCheckResults?.(live.agentId, frame);
       return;
     }
     if (frame.type === 'hello') {

@@ -3,6 +3,7 @@
 // bytes behind a session-id header. A frame that does not parse is dropped by the receiver, never thrown.
 import type { OnReadOpts } from 'node:net';
 import { z } from 'zod';
+import { checkResultsFrameSchema, checksSetParams } from '../checks/check-protocol.js';
 import { deviceCommandParams, helloFrameSchema, sessionClosedFrameSchema } from './device-protocol.js';
 
 /** The largest message either side accepts; a larger one closes the socket with 1009. */
@@ -43,6 +44,8 @@ export const commandParams = {
   tunnel_resume: z.object({ session_id: sessionId }),
   // Hands on the device (issue 59): shell, files, processes, services; see device-protocol.ts.
   ...deviceCommandParams,
+  // Checks (issue 61): the agent's whole effective set; see checks/check-protocol.ts.
+  checks_set: checksSetParams,
 } as const;
 
 /** The optional tunnel_pause / tunnel_resume pair as the agent socket's OpenAPI description states it. */
@@ -66,7 +69,7 @@ export type CommandFrame = z.infer<typeof commandFrameSchema>;
 
 /**
  * Agent → server: the answer to one command (matched by id), a tunnel session the target closed, the
- * agent's capabilities (hello, on every new socket) or the end of a device session's stream.
+ * agent's capabilities (hello, on every new socket), the end of a device session's stream, or check results.
  */
 export const agentFrameSchema = z.discriminatedUnion('type', [
   z.discriminatedUnion('success', [
@@ -76,6 +79,7 @@ export const agentFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tunnel_closed'), session_id: sessionId }),
   helloFrameSchema,
   sessionClosedFrameSchema,
+  checkResultsFrameSchema,
 ]);
 export type AgentFrame = z.infer<typeof agentFrameSchema>;
 

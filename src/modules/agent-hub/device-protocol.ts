@@ -13,7 +13,7 @@ const devicePath = z.string().min(1).max(4096);
 const environment = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(255), z.string().max(4096));
 
 /** What an agent can do beyond the spec's commands, announced in its `hello` frame. */
-export const DEVICE_CAPABILITIES = ['shell', 'files', 'processes', 'services'] as const;
+export const DEVICE_CAPABILITIES = ['shell', 'files', 'processes', 'services', 'checks'] as const;
 export type DeviceCapability = (typeof DEVICE_CAPABILITIES)[number];
 
 /** The commands of each capability (an agent announcing one answers all of them). */
@@ -22,6 +22,8 @@ export const CAPABILITY_COMMANDS: Record<DeviceCapability, readonly string[]> = 
   files: ['fs_list', 'fs_stat', 'fs_read', 'fs_write', 'fs_cancel', 'fs_mkdir', 'fs_rename', 'fs_delete'],
   processes: ['proc_list', 'proc_kill'],
   services: ['svc_list', 'svc_action'],
+  // Checks (issue 61): the agent runs the set it is given and reports check_results frames; see modules/checks/check-protocol.ts.
+  checks: ['checks_set'],
 };
 
 /** Most entries one fs_list answer carries (the answer must stay under the 4 MiB message limit). */

@@ -9,13 +9,17 @@ declare module '../../apps/server/server-feature.js' {
   interface ServerParts {
     agents: AgentService;
   }
+  interface ServerEvents {
+    /** An operator changed an agent's customer or tags: what applies to it (check policies) may differ. */
+    'agent.changed': { agentId: string };
+  }
 }
 
 export const agentsFeature = serverFeature({
   name: 'agents',
   needs: ['commander', 'connectionBatches'],
-  setup({ db, clock, commander, connectionBatches }) {
-    const agents = new AgentService(db.db, clock, commander, connectionBatches);
+  setup({ db, clock, events, commander, connectionBatches }) {
+    const agents = new AgentService(db.db, clock, commander, connectionBatches, (agentId) => events.emit('agent.changed', { agentId }));
     return {
       provides: { agents },
       async routes(api) {

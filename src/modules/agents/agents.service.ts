@@ -59,6 +59,8 @@ export class AgentService {
     readonly connections: AgentConnections,
     /** The database work of agent sockets, batched. */
     private readonly sockets: ConnectionBatches,
+    /** Told when an agent's customer, tags or platform may have changed (the checks feature recomputes its set). */
+    private readonly changed: (agentId: string) => void = () => undefined,
   ) {}
 
   now(): Date {
@@ -196,6 +198,7 @@ export class AgentService {
     await this.get(caller, id);
     const row = await repo.annotateAgent(this.db, id, values);
     if (!row) throw notFound();
+    this.changed(id);
     return row;
   }
 
@@ -223,6 +226,7 @@ export class AgentService {
     if (customerId !== null) await this.requireCustomer(caller, customerId);
     const row = await repo.setAgentCustomer(this.db, id, customerId);
     if (!row) throw notFound();
+    this.changed(id);
     return row;
   }
 

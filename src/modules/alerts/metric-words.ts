@@ -2,7 +2,7 @@
 // technician on call than "disk_used_percent{/var} = 93.12345".
 import type { MetricName } from '../metrics/extract-samples.js';
 
-const WORDS: Record<MetricName, { name: string; labelWord?: string; unit: 'percent' | 'bytes' | 'ms' | 'seconds' }> = {
+const WORDS: Record<MetricName, { name: string; labelWord?: string; unit: 'percent' | 'bytes' | 'ms' | 'seconds' | 'plain' }> = {
   cpu_usage: { name: 'CPU usage', unit: 'percent' },
   memory_used_percent: { name: 'Memory used', unit: 'percent' },
   memory_used_bytes: { name: 'Memory used', unit: 'bytes' },
@@ -14,6 +14,8 @@ const WORDS: Record<MetricName, { name: string; labelWord?: string; unit: 'perce
   interface_tx_bytes: { name: 'Bytes sent', labelWord: 'on interface', unit: 'bytes' },
   gateway_rtt_ms: { name: 'Round-trip time', labelWord: 'to gateway', unit: 'ms' },
   gateway_loss_percent: { name: 'Packet loss', labelWord: 'to gateway', unit: 'percent' },
+  // Perfdata comes in its plugin's unit (made base: s, B), which the metric's name cannot say.
+  check_perf: { name: 'Check value', labelWord: 'of', unit: 'plain' },
 };
 
 const round = (n: number, digits = 1) => String(Math.round(n * 10 ** digits) / 10 ** digits);
@@ -22,6 +24,7 @@ const FORMAT = {
   percent: (v: number) => `${round(v)} %`,
   ms: (v: number) => `${round(v)} ms`,
   seconds: (v: number) => `${round(v, 0)} s`,
+  plain: (v: number) => round(v, 3),
   bytes: (v: number) => {
     const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
     let i = 0;

@@ -21,6 +21,7 @@ const CAPABILITY_LABEL: Record<DeviceCapability, string> = {
   files: 'files',
   processes: 'processes',
   services: 'services',
+  checks: 'checks',
 };
 
 export class DeviceAccess {

@@ -17,6 +17,8 @@ export const METRIC_NAMES = [
   'interface_tx_bytes',
   'gateway_rtt_ms',
   'gateway_loss_percent',
+  // Perfdata of checks (issue 61), label "<check id>/<perfdata label>", in the base unit (s, B).
+  'check_perf',
 ] as const;
 
 /**

@@ -10,6 +10,8 @@ import { MetricSampleWriter } from './sample-writer.js';
 declare module '../../apps/server/server-feature.js' {
   interface ServerParts {
     sampleWriter: MetricSampleWriter;
+    /** Layouts of metric_points rows, shared by every writer of samples (heartbeats, check perfdata). */
+    metricLayouts: LayoutRegistry;
   }
 }
 
@@ -18,8 +20,9 @@ export const metricsFeature = serverFeature({
   needs: ['agents'],
   setup({ db, clock, logger, config, leaderWork, agents }) {
     leaderWork.add(new MetricsMaintenance(db.db, clock, logger, { retentionDays: config.metricsRetentionDays, compressAfterDays: config.metricsCompressAfterDays }));
+    const metricLayouts = new LayoutRegistry(db.db);
     return {
-      provides: { sampleWriter: new MetricSampleWriter(new LayoutRegistry(db.db)) },
+      provides: { sampleWriter: new MetricSampleWriter(metricLayouts), metricLayouts },
       routes: (api) => api.register(metricRoutes, { metrics: new MetricsService(db.db, agents, clock) }),
     };
   },
