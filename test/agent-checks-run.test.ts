@@ -204,6 +204,8 @@ describe.skipIf(!posix)('plugins and scripts', () => {
   it('a missing executable is UNKNOWN with a clear text; an exit code beyond 3 is UNKNOWN', async () => {
     const missing = await runCheck(check('script', { command: path.join(tmp, 'check_nothing') }));
     expect(missing).toMatchObject({ state: 3, output: `UNKNOWN - plugin not found: ${path.join(tmp, 'check_nothing')} does not exist on this device` });
+    const bare = await runCheck(check('script', { command: 'check_nothing' }));
+    expect(bare).toMatchObject({ state: 3, output: 'CHECK UNKNOWN - the command must be an absolute path, not "check_nothing"' });
     const odd = await runCheck(check('script', { command: '/bin/sh', args: ['-c', 'echo odd; exit 7'] }));
     expect(odd).toMatchObject({ state: 3, output: 'odd' });
     const invalid = await runCheck(check('script', {}));

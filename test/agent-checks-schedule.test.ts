@@ -127,7 +127,7 @@ describe('scheduler', () => {
 });
 
 describe('reporter', () => {
-  function reporter(open: { value: boolean }) {
+  function reporter(open: { value: boolean }, reportIntervalMs = 500) {
     const frames: CheckResultsFrame[] = [];
     const r = new CheckReporter({
       send: (text) => {
@@ -136,7 +136,7 @@ describe('reporter', () => {
         return true;
       },
       changeDelayMs: 50,
-      reportIntervalMs: 500,
+      reportIntervalMs,
     });
     reporters.push(r);
     return { r, frames };
@@ -163,6 +163,19 @@ describe('reporter', () => {
     r.add(result(b, 1, 'b after removal'));
     r.flush();
     expect(frames.slice(3)).toEqual([]);
+  });
+
+  it('the next result of a check whose definition changed counts as a change', async () => {
+    const { r, frames } = reporter({ value: true }, 600_000); // no batch within the test: only changes go out
+    const a = check('a');
+    r.setVersion('v1', [a.id]);
+    r.add(result(a, 0, 'first'));
+    await vi.waitFor(() => expect(frames).toHaveLength(1), { timeout: 10_000 });
+    r.add(result(a, 0, 'same state'));
+    r.forget([a.id]);
+    r.add(result(a, 0, 'changed definition'));
+    await vi.waitFor(() => expect(frames).toHaveLength(2), { timeout: 10_000 });
+    expect(frames[1]!.results.map((x) => x.output)).toEqual(['same state', 'changed definition']);
   });
 
   it('while the socket is down keeps the latest result of each check and the state changes, and sends them when it is back', async () => {

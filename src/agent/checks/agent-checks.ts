@@ -33,6 +33,8 @@ export interface AgentChecksOptions extends AgentChecksSettings {
   random?: CheckSchedulerOptions['random'];
 }
 
+const STOP_WAIT_MS = 10_000;
+
 type Answer = { type: 'response'; id: string; success: true; data: { version: string } } | { type: 'response'; id: string; success: false; error: string };
 
 export class AgentChecks {
@@ -120,10 +122,16 @@ export class AgentChecks {
     this.reporter.connected();
   }
 
-  /** Stops every check (running plugins are killed) and the reporting; waits for the set's file. */
+  /**
+   * Stops every check (running plugins are killed) and the reporting; waits for the set's file. A
+   * built-in check without a signal to heed (a service manager that hangs) is not waited for longer
+   * than STOP_WAIT_MS: it ends on its own tool's timeout and nothing is scheduled after it.
+   */
   async stop(): Promise<void> {
     this.reporter.stop();
-    await this.scheduler.stop();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.scheduler.stop(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
     await this.store.flush();
   }
 
@@ -131,7 +139,9 @@ export class AgentChecks {
     this.set = set;
     const ids = set.checks.map((c) => c.id);
     this.reporter.setVersion(set.version, ids);
-    return this.scheduler.replace(set.checks);
+    const change = this.scheduler.replace(set.checks);
+    this.reporter.forget(change.started);
+    return change;
   }
 }
 

@@ -51,6 +51,11 @@ export class CheckReporter {
     for (const id of this.previous.keys()) if (!this.ids.has(id)) this.previous.delete(id);
   }
 
+  /** Checks whose definition changed: their next result counts as a change, as a new check's does. */
+  forget(checkIds: readonly string[]): void {
+    for (const id of checkIds) this.previous.delete(id);
+  }
+
   /** One finished run. The first result of a check (since the agent started) counts as a change. */
   add(result: CheckResult): void {
     if (this.stopped || !this.ids.has(result.check_id)) return;

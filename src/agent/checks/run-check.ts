@@ -1,6 +1,7 @@
 // One run of one check: its params checked against the protocol's schema of its kind, the kind's runner
 // from a strategy table, the timeout, and the result as check_results carries it. A run never rejects:
 // whatever goes wrong is the result's UNKNOWN with the reason, so a broken check cannot stop the others.
+import path from 'node:path';
 import { checkParams, MAX_CHECK_OUTPUT_CHARS, type AgentCheck, type CheckKind, type CheckResult } from '../../modules/checks/check-protocol.js';
 import { cpuCheck, diskCheck, memoryCheck, processCheck, serviceCheck } from './device-checks.js';
 import { cutOutput, UNKNOWN, type CheckOutcome } from './nagios-output.js';
@@ -70,6 +71,8 @@ async function outcomeOf(check: AgentCheck, timeoutMs: number, outer?: AbortSign
 
 async function scriptCheck(p: { command?: string | undefined; script?: { shell: 'sh' | 'bash' | 'powershell' | 'cmd'; body: string } | undefined; args: string[] }, ctx: CheckContext): Promise<CheckOutcome> {
   if (p.script) return runScript(p.script.shell, p.script.body, p.args, ctx.timeoutMs, ctx.signal);
+  // The protocol's command is an absolute path: a bare name would be looked up in the agent's PATH.
+  if (p.command && !path.isAbsolute(p.command)) return outcome('CHECK', UNKNOWN, `the command must be an absolute path, not ${JSON.stringify(p.command.slice(0, 200))}`);
   if (p.command) return runPlugin({ file: p.command, args: p.args, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
   return outcome('CHECK', UNKNOWN, 'a script check needs a command or a script');
 }
