@@ -225,6 +225,20 @@ describe.skipIf(!posix)('plugins and scripts', () => {
     await vi.waitFor(async () => expect(await Promise.all(started.map(processGone))).toEqual([true, true]), { timeout: 10_000, interval: 100 });
   });
 
+  it('does not wait for a child the plugin left behind holding its output, and ends that child', async () => {
+    const pids = path.join(tmp, 'left.pids');
+    const body = `sleep 300 &\necho $! > '${pids}'\necho "OK - left a child|children=1"\nexit 0\n`;
+    const result = await runCheck(check('script', { script: { shell: 'sh', body } }, 60));
+    expect(result).toMatchObject({ state: 0, output: 'OK - left a child', perfdata: [{ label: 'children', value: 1, uom: '' }] });
+    const child = Number((await readFile(pids, 'utf8')).trim());
+    await vi.waitFor(async () => expect(await processGone(child)).toBe(true), { timeout: 10_000, interval: 100 });
+  });
+
+  it('a cmd script outside Windows is UNKNOWN with the reason', async () => {
+    const result = await runCheck(check('script', { script: { shell: 'cmd', body: 'echo OK' } }));
+    expect(result).toMatchObject({ state: 3, output: `UNKNOWN - a cmd script runs on Windows only, not on ${process.platform}` });
+  });
+
   it('reads at most the limit of a plugin that prints 10 MiB, says so, and the run still finishes', async () => {
     const body = "head -c 10485760 /dev/zero | tr '\\0' 'x'\necho\necho second line\nexit 0\n";
     const result = await runCheck(check('script', { script: { shell: 'sh', body } }, 60));

@@ -126,6 +126,7 @@ export function runPlugin({ file, args, timeoutMs, signal }: PluginRun): Promise
 
 /** Writes a library script to a private temporary file, runs it with its interpreter, removes it. */
 export async function runScript(shell: ScriptShell, body: string, args: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<CheckOutcome> {
+  if (shell === 'cmd' && process.platform !== 'win32') return unknown(`UNKNOWN - a cmd script runs on Windows only, not on ${process.platform}`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-check-'));
   try {
     const file = path.join(dir, `check${EXTENSIONS[shell]}`);
@@ -146,7 +147,8 @@ function interpreterOf(shell: ScriptShell): string[] {
     case 'bash':
       return ['bash'];
     case 'powershell':
-      return ['powershell.exe', '-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File'];
+      // PowerShell 7 is `pwsh` outside Windows; Windows PowerShell is on every Windows.
+      return [process.platform === 'win32' ? 'powershell.exe' : 'pwsh', '-NoLogo', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File'];
     case 'cmd':
       return ['cmd.exe', '/d', '/c'];
   }
