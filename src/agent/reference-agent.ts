@@ -319,15 +319,6 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   }
 
   private async handleText(text: string): Promise<void> {
-    const checks = await this.checks?.handleText(text);
-    if (checks) {
-      const { answer } = checks;
-      const error = answer.success ? undefined : answer.error;
-      this.log(`command checks_set (${answer.id}) ${answer.success ? 'ok' : `failed: ${error}`}`);
-      if (!this.socket.send(checks.text)) this.log(`answer to ${answer.id} lost: not connected`);
-      this.emit('command', { id: answer.id, command: 'checks_set', success: answer.success, ...(error !== undefined ? { error } : {}) });
-      return;
-    }
     const ctx: CommandContext = {
       device: this.store as DeviceStateStore,
       backupFile: this.options.backupFile ?? DEFAULT_BACKUP_FILE,
@@ -337,7 +328,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       tunnels: this.tunnels,
       streams: this.streams,
     };
-    const result = await dispatchText(text, ctx, this.commands);
+    // checks_set first: it is check-protocol.ts's command, not one of the table's.
+    const result = (await this.checks?.handleText(text)) ?? (await dispatchText(text, ctx, this.commands));
     if (result.kind === 'dropped') {
       this.log(`dropped a frame from the server: ${result.reason}`);
       return;

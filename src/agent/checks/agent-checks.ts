@@ -2,6 +2,7 @@
 // reporter, and the `checks_set` command. The command is answered here rather than from the command
 // table: the table holds the commands of agent-protocol.ts, and checks_set belongs to check-protocol.ts.
 import { commandFrameSchema, parseFrame } from '../../modules/agent-hub/agent-protocol.js';
+import type { DispatchResult } from '../commands/index.js';
 import { CHECK_CAPABILITY, checksSetParams, type AgentCheck, type ChecksSet, type CheckResult } from '../../modules/checks/check-protocol.js';
 import { CheckReporter } from './check-reporter.js';
 import { CheckScheduler, type CheckSchedulerOptions } from './check-scheduler.js';
@@ -35,7 +36,9 @@ export interface AgentChecksOptions extends AgentChecksSettings {
 
 const STOP_WAIT_MS = 10_000;
 
-type Answer = { type: 'response'; id: string; success: true; data: { version: string } } | { type: 'response'; id: string; success: false; error: string };
+/** The answer to checks_set, as the command table's dispatcher gives its answers. */
+type Answered = Extract<DispatchResult, { kind: 'answer' }>;
+
 
 export class AgentChecks {
   private readonly store: CheckStore;
@@ -95,26 +98,26 @@ export class AgentChecks {
   }
 
   /**
-   * The answer (as text) when `text` is a checks_set command frame, else null (for the command table).
+   * The answer when `text` is a checks_set command frame, else null (the command table's then).
    * A malformed set is refused and the current one stays.
    */
-  async handleText(text: string): Promise<{ answer: Answer; text: string } | null> {
+  async handleText(text: string): Promise<Answered | null> {
     if (!text.includes('"checks_set"')) return null; // most frames: no JSON parse twice
     const parsed = parseFrame(commandFrameSchema, text);
     if (!parsed.ok || parsed.frame.command !== 'checks_set') return null;
     const { id, params } = parsed.frame;
     const set = checksSetParams.safeParse(params);
-    let answer: Answer;
+    let frame: Answered['frame'];
     if (!set.success) {
       const issue = set.error.issues[0];
-      answer = { type: 'response', id, success: false, error: `invalid params for checks_set: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? 'invalid'}` };
+      frame = { type: 'response', id, success: false, error: `invalid params for checks_set: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? 'invalid'}` };
     } else {
       const duplicate = firstDuplicate(set.data.checks.map((c) => c.id));
-      answer = duplicate
+      frame = duplicate
         ? { type: 'response', id, success: false, error: `invalid params for checks_set: check id ${duplicate} appears twice` }
         : { type: 'response', id, success: true, data: await this.apply(set.data) };
     }
-    return { answer, text: JSON.stringify(answer) };
+    return { kind: 'answer', command: 'checks_set', frame, text: JSON.stringify(frame) };
   }
 
   /** The socket is open: results that waited go out. */
