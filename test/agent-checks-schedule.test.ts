@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckReporter } from '../src/agent/checks/check-reporter.js';
-import { CheckScheduler } from '../src/agent/checks/check-scheduler.js';
+import { CheckScheduler, firstRunDelay } from '../src/agent/checks/check-scheduler.js';
 import { checksFileFor, CheckStore } from '../src/agent/checks/check-store.js';
 import { runCheck } from '../src/agent/checks/run-check.js';
 import type { AgentCheck, CheckResult, CheckResultsFrame } from '../src/modules/checks/check-protocol.js';
@@ -73,6 +73,13 @@ describe('scheduler', () => {
     // a keeps its schedule (next run a minute after its first), c never runs again.
     expect(runs.filter((name) => name.startsWith('a'))).toEqual(['a']);
     expect(runs.filter((name) => name === 'c')).toEqual(['c']);
+  });
+
+  it('spreads first runs over a quarter of the interval, at most a minute', () => {
+    expect([0, 0.5, 0.999].map((draw) => firstRunDelay(60_000, draw))).toEqual([0, 7500, 14985]);
+    expect(firstRunDelay(86_400_000, 0.5)).toBe(30_000); // a daily check does not wait for hours
+    const delays = Array.from({ length: 500 }, () => firstRunDelay(300_000, Math.random()));
+    expect(new Set(delays).size).toBeGreaterThan(400); // 500 checks of one set do not all start together
   });
 
   it('runs at most `concurrency` checks at once', async () => {

@@ -37,6 +37,11 @@ export function checkKey(check: AgentCheck): string {
   return JSON.stringify([id, kind, params, interval_seconds, timeout_seconds]);
 }
 
+/** When a check first runs: a random point (`draw` in [0, 1)) of a share of its interval, capped. */
+export function firstRunDelay(intervalMs: number, draw: number, share = 0.25, maxMs = 60_000): number {
+  return Math.floor(draw * Math.min(intervalMs * share, maxMs));
+}
+
 export class CheckScheduler {
   private readonly entries = new Map<string, Entry>();
   private readonly queue: Entry[] = [];
@@ -97,7 +102,7 @@ export class CheckScheduler {
 
   private firstDelay(check: AgentCheck): number {
     const { firstRunShare = 0.25, firstRunMaxDelayMs = 60_000, random = Math.random } = this.options;
-    return Math.floor(random() * Math.min(check.interval_seconds * 1000 * firstRunShare, firstRunMaxDelayMs));
+    return firstRunDelay(check.interval_seconds * 1000, random(), firstRunShare, firstRunMaxDelayMs);
   }
 
   private nextDelay(check: AgentCheck, runStarted: number): number {
