@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ReferenceAgent, type ReferenceAgentOptions } from '../src/agent/reference-agent.js';
-import type { AgentCheck, CheckResult, CheckResultsFrame } from '../src/modules/checks/check-protocol.js';
+import { checkResultsFrameSchema, type AgentCheck, type CheckResult, type CheckResultsFrame } from '../src/modules/checks/check-protocol.js';
 
 interface Peer {
   url: string;
@@ -115,6 +115,9 @@ describe('a reference agent with checks', () => {
     // The listener goes: the next run (about 10 s later) is CRITICAL, and is sent as a change.
     await new Promise<void>((resolve) => target.close(() => resolve()));
     await vi.waitFor(() => expect(resultsOf(peer.frames, tcp.id).map((r) => r.state)).toContain(2), { timeout: 30_000, interval: 200 });
+    // Every frame is one the server's schema accepts.
+    const sent = peer.frames.filter((f) => f.type === 'check_results');
+    expect(sent.map((f) => checkResultsFrameSchema.safeParse(f).success)).toEqual(sent.map(() => true));
     await agent.stop();
     await peer.close();
 

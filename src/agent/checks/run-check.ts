@@ -2,7 +2,7 @@
 // from a strategy table, the timeout, and the result as check_results carries it. A run never rejects:
 // whatever goes wrong is the result's UNKNOWN with the reason, so a broken check cannot stop the others.
 import path from 'node:path';
-import { checkParams, MAX_CHECK_OUTPUT_CHARS, type AgentCheck, type CheckKind, type CheckResult } from '../../modules/checks/check-protocol.js';
+import { checkParams, MAX_CHECK_OUTPUT_CHARS, MAX_PERFDATA_ITEMS, type AgentCheck, type CheckKind, type CheckResult, type Perfdata } from '../../modules/checks/check-protocol.js';
 import { cpuCheck, diskCheck, memoryCheck, processCheck, serviceCheck } from './device-checks.js';
 import { cutOutput, UNKNOWN, type CheckOutcome } from './nagios-output.js';
 import { dnsCheck, httpCheck, pingCheck, tcpCheck, type CheckContext } from './network-checks.js';
@@ -37,10 +37,28 @@ export async function runCheck(check: AgentCheck, signal?: AbortSignal): Promise
     check_id: check.id,
     state: result.state,
     output: cutOutput(result.output, MAX_CHECK_OUTPUT_CHARS),
-    perfdata: result.perfdata,
+    perfdata: fitPerfdata(result.perfdata),
     ran_at: ranAt.toISOString(),
     duration_ms: Math.min(3_600_000, Math.max(0, Math.round(performance.now() - started))),
   };
+}
+
+/**
+ * Perfdata within the protocol's limits, whoever made it: a disk check's label is its mount (up to
+ * 1,024 characters), and one item out of bounds would make the server drop the whole frame.
+ */
+function fitPerfdata(items: Perfdata[]): Perfdata[] {
+  return items
+    .filter((p) => p.label.length > 0 && Number.isFinite(p.value))
+    .slice(0, MAX_PERFDATA_ITEMS)
+    .map((p) => {
+      const item: Perfdata = { label: p.label.slice(0, 128), value: p.value, uom: p.uom.slice(0, 8) };
+      if (p.warn !== undefined) item.warn = p.warn.slice(0, 64);
+      if (p.crit !== undefined) item.crit = p.crit.slice(0, 64);
+      if (p.min !== undefined && Number.isFinite(p.min)) item.min = p.min;
+      if (p.max !== undefined && Number.isFinite(p.max)) item.max = p.max;
+      return item;
+    });
 }
 
 async function outcomeOf(check: AgentCheck, timeoutMs: number, outer?: AbortSignal): Promise<CheckOutcome> {
