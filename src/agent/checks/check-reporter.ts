@@ -33,12 +33,11 @@ export class CheckReporter {
   private readonly previous = new Map<string, number>();
   private pending: Pending[] = [];
   private changeTimer: NodeJS.Timeout | undefined;
-  private intervalTimer: NodeJS.Timeout | undefined;
+  /** Armed by the first result that waits: an agent without checks holds no timer. */
+  private batchTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly options: CheckReporterOptions) {
-    this.armInterval();
-  }
+  constructor(private readonly options: CheckReporterOptions) {}
 
   /**
    * The set whose results are reported from now on. Waiting results of checks still in it are sent
@@ -63,6 +62,8 @@ export class CheckReporter {
     this.previous.set(result.check_id, result.state);
     this.pending.push({ result, changed });
     if (changed) this.changeTimer ??= setTimeout(() => this.flush(), this.options.changeDelayMs ?? 2000);
+    // Also while the socket is down: each failed flush compacts what waits, so it stays bounded.
+    this.batchTimer ??= setTimeout(() => this.flush(), this.options.reportIntervalMs ?? 60_000);
   }
 
   /** The socket is open again: what waited goes out now. */
@@ -78,13 +79,15 @@ export class CheckReporter {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.changeTimer);
-    clearTimeout(this.intervalTimer);
+    clearTimeout(this.batchTimer);
   }
 
   /** Sends everything that waits; what cannot be sent is compacted and kept. */
   flush(): void {
     clearTimeout(this.changeTimer);
+    clearTimeout(this.batchTimer);
     this.changeTimer = undefined;
+    this.batchTimer = undefined;
     if (this.stopped || this.version === null || this.pending.length === 0) return;
     const results = this.pending.map((p) => p.result);
     let sent = 0;
@@ -94,13 +97,6 @@ export class CheckReporter {
     }
     this.pending = this.pending.slice(sent);
     if (this.pending.length > 0) this.compact();
-  }
-
-  private armInterval(): void {
-    this.intervalTimer = setTimeout(() => {
-      this.flush();
-      if (!this.stopped) this.armInterval();
-    }, this.options.reportIntervalMs ?? 60_000);
   }
 
   /** Frames of at most MAX_RESULTS_PER_FRAME results and FRAME_BYTES each. */
