@@ -361,8 +361,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     if (event.type === 'connected') {
       this.emit('connected');
       this.checks?.connected(); // after the hello (sent on open): results that waited go out
-    }
-    else if (event.type === 'disconnected') this.emit('disconnected', { code: event.code, reason: event.reason });
+    } else if (event.type === 'disconnected') this.emit('disconnected', { code: event.code, reason: event.reason });
     else if (event.type === 'reconnect_scheduled') this.emit('reconnect_scheduled', { attempt: event.attempt, delayMs: event.delayMs });
     else if (event.type === 'error' && event.status === 404) this.needsRegistration = true;
   }
