@@ -17,7 +17,8 @@ const USAGE = `Usage: RMM_AGENT_KEY=KEY npm run agent -- --server URL [options]
   --name N             agent name (adopts a pre-registered agent of that name)
   --agent-id ID        reuse this agent id (16-64 hex characters)
   --interval S         heartbeat interval in seconds (default 60)
-  --state FILE         simulated device state and remembered agent id (default ./agent-state.json)
+  --state FILE         simulated device state and remembered agent id (default ./agent-state.json);
+                       the last check set is kept beside it (agent-state.checks.json)
   --backup-file F      file the backup command returns (default: the bundled sample config.xml)
   --platform P         freebsd, linux or windows (default: this machine's, ${defaultPlatform()})
   -h, --help           show this help

@@ -21,6 +21,9 @@ import { AgentStreams } from './device-streams.js';
 import { loadShellSupport, PTY_COMMANDS } from './device/pty-shell.js';
 import { loadPty, type PtyLoader } from '../modules/terminal/pty-module.js';
 import { CAPABILITY_COMMANDS, DEVICE_CAPABILITIES } from '../modules/agent-hub/device-protocol.js';
+import type { ChecksSet, CheckResult } from '../modules/checks/check-protocol.js';
+import { AgentChecks, CHECK_CAPABILITY, type AgentChecksSettings } from './checks/agent-checks.js';
+import { checksFileFor } from './checks/check-store.js';
 
 export const AGENT_VERSION = '1.0.0';
 export const DEFAULT_BACKUP_FILE = fileURLToPath(new URL('./assets/sample-config.xml', import.meta.url));
@@ -66,6 +69,12 @@ export interface ReferenceAgentOptions {
   deviceHandlers?: Partial<CommandTable>;
   /** Rewrites a tunnel's target (see TunnelSessionsOptions.tunnelTargets). */
   tunnelTargets?: TunnelSessionsOptions['tunnelTargets'];
+  /**
+   * Checks (issue 61): the agent announces `checks`, answers checks_set, runs the set and sends
+   * check_results. On by default, off (false) for an agent that plays an older version; off by default
+   * with deviceHandlers, since the fleet's simulated agents must never run anything on the host.
+   */
+  checks?: AgentChecksSettings | false;
 }
 
 export interface ReferenceAgentEvents {
@@ -78,6 +87,8 @@ export interface ReferenceAgentEvents {
   command: [info: { id: string; command: string; success: boolean; error?: string }];
   rebooting: [];
   rebooted: [];
+  /** A check of the current set finished a run (before its result is sent). */
+  check_result: [result: CheckResult];
 }
 
 export function defaultPlatform(): Platform {
@@ -100,6 +111,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
   private readonly collector: SystemInfoCollector | null;
   private readonly binary: BinaryHash | null;
   private readonly commands: Partial<CommandTable>;
+  private readonly checks: AgentChecks | null;
   private store: DeviceStateStore | null = null;
   private id: string | null = null;
   private needsRegistration = true;
@@ -130,6 +142,17 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.collector = collector;
     this.collect = options.collectSystem ?? (() => collector!.collect(this.abort.signal) as unknown as Promise<Record<string, unknown>>);
     this.binary = options.binaryPath ? new BinaryHash(options.binaryPath, this.log) : null;
+    const checks = options.checks ?? (options.deviceHandlers ? false : {});
+    this.checks =
+      checks === false
+        ? null
+        : new AgentChecks({
+            ...checks,
+            file: checks.file ?? checksFileFor(options.stateFile),
+            send: (text) => this.socket.send(text),
+            log: (line) => this.log(line),
+            onResult: (_check, result) => this.emit('check_result', result),
+          });
     this.socket = new AgentSocket({
       url: () => agentSocketUrl(options.serverUrl, this.agentId ?? ''),
       apiKey: options.apiKey,
@@ -158,6 +181,16 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     return this.socket.connected;
   }
 
+  /** The check set running now (from the server, or loaded at start); null without one or without checks. */
+  get checkSet(): ChecksSet | null {
+    return this.checks?.current ?? null;
+  }
+
+  /** Where the last check set is kept; null when the agent runs no checks. */
+  get checksFile(): string | null {
+    return this.checks?.file ?? null;
+  }
+
   /** The simulated device as it is now (frozen). */
   get device(): DeviceView | null {
     return this.store?.device ?? null;
@@ -174,6 +207,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     await Promise.all([this.collector?.prime(), this.binary?.current(), this.shellSupport()]);
     this.store = await DeviceStateStore.open(this.options.stateFile, { platform: this.platform, node: this.hostname, ...(this.options.seedPeers ? { seedPeers: this.options.seedPeers } : {}) });
     this.id = this.options.agentId ?? this.store.agentId;
+    // The last set runs before the server is reached: a device's checks matter most when it cannot be.
+    await this.checks?.start();
     await this.registerWithRetry();
     if (this.stopped) return;
     this.socket.start();
@@ -189,7 +224,7 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     for (const timer of [this.heartbeatTimer, this.rebootTimer]) clearTimeout(timer);
-    await this.socket.stop();
+    await Promise.all([this.socket.stop(), this.checks?.stop()]);
     await this.store?.flush();
     this.log('stopped');
   }
@@ -293,7 +328,8 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       tunnels: this.tunnels,
       streams: this.streams,
     };
-    const result = await dispatchText(text, ctx, this.commands);
+    // checks_set first: it is check-protocol.ts's command, not one of the table's.
+    const result = (await this.checks?.handleText(text)) ?? (await dispatchText(text, ctx, this.commands));
     if (result.kind === 'dropped') {
       this.log(`dropped a frame from the server: ${result.reason}`);
       return;
@@ -314,15 +350,18 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     for (const name of PTY_COMMANDS) delete this.commands[name];
   }
 
-  /** The capabilities whose every command this agent answers (withoutCommands removes some). */
+  /** The capabilities whose every command this agent answers (withoutCommands removes some), and `checks`. */
   capabilities(): string[] {
-    return DEVICE_CAPABILITIES.filter((c) => CAPABILITY_COMMANDS[c].every((command) => this.commands[command as AgentCommand] !== undefined));
+    const device: string[] = DEVICE_CAPABILITIES.filter((c) => CAPABILITY_COMMANDS[c].every((command) => this.commands[command as AgentCommand] !== undefined));
+    return this.checks && !device.includes(CHECK_CAPABILITY) ? [...device, CHECK_CAPABILITY] : device;
   }
 
   private onSocketEvent(event: SocketEvent): void {
     this.log(socketEventLine(event));
-    if (event.type === 'connected') this.emit('connected');
-    else if (event.type === 'disconnected') this.emit('disconnected', { code: event.code, reason: event.reason });
+    if (event.type === 'connected') {
+      this.emit('connected');
+      this.checks?.connected(); // after the hello (sent on open): results that waited go out
+    } else if (event.type === 'disconnected') this.emit('disconnected', { code: event.code, reason: event.reason });
     else if (event.type === 'reconnect_scheduled') this.emit('reconnect_scheduled', { attempt: event.attempt, delayMs: event.delayMs });
     else if (event.type === 'error' && event.status === 404) this.needsRegistration = true;
   }

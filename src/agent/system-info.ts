@@ -105,28 +105,8 @@ export class SystemInfoCollector {
     return this.softwareRead?.entries;
   }
 
-  private async memory(): Promise<SystemInfo['memory']> {
-    if (this.linux) {
-      const info = await readFile('/proc/meminfo', 'utf8').catch(() => null);
-      if (info) {
-        const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(info)?.[1] ?? NaN) * 1024;
-        const total = kb('MemTotal');
-        const available = kb('MemAvailable');
-        if (Number.isFinite(total) && Number.isFinite(available)) {
-          const swapTotal = kb('SwapTotal');
-          const swapFree = kb('SwapFree');
-          return {
-            total_bytes: total,
-            used_bytes: total - available,
-            used_percent: percent(total - available, total),
-            ...(Number.isFinite(swapTotal) && Number.isFinite(swapFree) ? { swap_total_bytes: swapTotal, swap_used_bytes: swapTotal - swapFree } : {}),
-          };
-        }
-      }
-    }
-    const total = os.totalmem();
-    const used = total - os.freemem();
-    return { total_bytes: total, used_bytes: used, used_percent: percent(used, total) };
+  private memory(): Promise<SystemInfo['memory']> {
+    return readMemory();
   }
 
   private async disks(): Promise<DiskInfo[]> {
@@ -175,6 +155,31 @@ export class SystemInfoCollector {
     }
     return { name, version, kernel: os.release(), arch: os.machine() };
   }
+}
+
+/** Memory in use: /proc/meminfo on Linux (what MemAvailable says cannot be had back), os elsewhere. */
+export async function readMemory(): Promise<SystemInfo['memory']> {
+  if (process.platform === 'linux') {
+    const info = await readFile('/proc/meminfo', 'utf8').catch(() => null);
+    if (info) {
+      const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(info)?.[1] ?? NaN) * 1024;
+      const total = kb('MemTotal');
+      const available = kb('MemAvailable');
+      if (Number.isFinite(total) && Number.isFinite(available)) {
+        const swapTotal = kb('SwapTotal');
+        const swapFree = kb('SwapFree');
+        return {
+          total_bytes: total,
+          used_bytes: total - available,
+          used_percent: percent(total - available, total),
+          ...(Number.isFinite(swapTotal) && Number.isFinite(swapFree) ? { swap_total_bytes: swapTotal, swap_used_bytes: swapTotal - swapFree } : {}),
+        };
+      }
+    }
+  }
+  const total = os.totalmem();
+  const used = total - os.freemem();
+  return { total_bytes: total, used_bytes: used, used_percent: percent(used, total) };
 }
 
 /**

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect, vi } from 'vitest';
 import WebSocket, { type ClientOptions } from 'ws';
 import { ReferenceAgent, type ReferenceAgentOptions } from '../../src/agent/reference-agent.js';
+import { knownCapabilities } from '../../src/modules/agent-hub/device-protocol.js';
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { apiKey } from './identity.js';
 
@@ -87,7 +88,8 @@ export async function startLiveServer(options: TestAppOptions = {}): Promise<Liv
     await agent.start();
     await vi.waitFor(() => expect(agent.connected).toBe(true), { timeout: 10_000 });
     // What its hello announced is on its record (written after the socket opened): device routes read it there.
-    const announced = agent.capabilities().sort();
+    // The record holds the capabilities this server knows (the agent may announce newer ones, such as checks).
+    const announced = [...knownCapabilities(agent.capabilities())].sort();
     await vi.waitFor(
       async () => {
         const row = await t.db.db.selectFrom('agents').select('capabilities').where('id', '=', live.id).executeTakeFirst();

@@ -45,6 +45,12 @@ export async function svcList(): Promise<{ manager: Manager; services: DeviceSer
   return { manager, services: await MANAGERS[manager].list() };
 }
 
+/** One service as the services view shows it (the `service` check judges its state). */
+export async function svcOne(name: string): Promise<{ manager: Manager; service: DeviceService }> {
+  const manager = await serviceManager();
+  return { manager, service: await MANAGERS[manager].one(checkServiceName(name)) };
+}
+
 export async function svcAction({ name, action }: CommandParams<'svc_action'>): Promise<{ service: DeviceService; output: string }> {
   const manager = MANAGERS[await serviceManager()];
   const output = await manager.act(checkServiceName(name), action);
