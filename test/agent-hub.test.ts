@@ -105,7 +105,8 @@ describe('connections', () => {
     // A command waiting on the old socket fails when it is replaced: the old socket will never answer.
     const orphaned = exec(id, 'echo never');
     await raw.nextCommand();
-    const agent = await extraAgent(keys.agentA, { agentId: id });
+    // Without checks: its only command is then the exec below (an agent with checks gets its set first).
+    const agent = await extraAgent(keys.agentA, { agentId: id, checks: false });
     expect(await raw.closed).toBe(4000);
     expectError(await orphaned, 502, 'AGENT_DISCONNECTED');
     const res = await exec(id, 'echo from-the-new-socket');

@@ -2,7 +2,7 @@
 // labels of per-disk, per-interface and per-gateway metrics, the derived memory percentage, and
 // silence (no sample, no error) for missing or non-numeric fields.
 import { describe, expect, it } from 'vitest';
-import { MAX_SAMPLES_PER_HEARTBEAT, extractSamples, METRIC_NAMES, type ExtractedSample } from '../src/modules/metrics/extract-samples.js';
+import { MAX_SAMPLES_PER_HEARTBEAT, extractSamples, HEARTBEAT_METRIC_NAMES, type ExtractedSample } from '../src/modules/metrics/extract-samples.js';
 import { fixtureText } from './helpers/fixtures.js';
 
 type Json = Record<string, unknown>;
@@ -36,7 +36,7 @@ describe.each(['freebsd', 'linux', 'windows'])('samples from a %s heartbeat', (p
   const samples = extractSamples(body);
   const want = expected(body);
 
-  it.each(METRIC_NAMES)('%s carries the fixture values and labels', (metric) => {
+  it.each(HEARTBEAT_METRIC_NAMES)('%s carries the fixture values and labels', (metric) => {
     expect(want[metric]!.length).toBeGreaterThan(0);
     expect(pick(samples, metric)).toEqual(want[metric]);
   });

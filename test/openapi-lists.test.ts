@@ -22,6 +22,8 @@ const NOT_LISTS: Record<string, string> = {
   '/api/v1/agents/{id}/vpn/peers': 'Not paged',
   // The open tunnels of one agent, in memory, bounded by the proxy port range.
   '/api/v1/agents/{id}/tunnels': 'Not paged',
+  // At most one per check of the agent's set.
+  '/api/v1/agents/{id}/check-overrides': 'Not paged',
   // One entry per distinct tag, at most 20 per agent.
   '/api/v1/agents/tags': 'Not paged',
   // One per sign-in, gone when it ends or expires.

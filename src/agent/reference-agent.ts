@@ -328,8 +328,11 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
       tunnels: this.tunnels,
       streams: this.streams,
     };
-    // checks_set first: it is check-protocol.ts's command, not one of the table's.
-    const result = (await this.checks?.handleText(text)) ?? (await dispatchText(text, ctx, this.commands));
+    // checks_set first: it is check-protocol.ts's command, not one of the table's. Other frames go
+    // straight to the table, without an await in between: a pty_resize must not fall behind the
+    // keystrokes that follow it as binary frames.
+    const forChecks = this.checks && text.includes('"checks_set"') ? await this.checks.handleText(text) : null;
+    const result = forChecks ?? (await dispatchText(text, ctx, this.commands));
     if (result.kind === 'dropped') {
       this.log(`dropped a frame from the server: ${result.reason}`);
       return;

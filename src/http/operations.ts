@@ -186,6 +186,7 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   { name: 'tunnels', description: 'TCP tunnels through agents' },
   { name: 'devices', description: 'Hands on devices: shells, files, processes and services, and recorded sessions' },
   { name: 'remote access', description: "The device's screen (remote desktop through noVNC), RDP and its own web interface, through the agent's tunnels" },
+  { name: 'checks', description: 'Checks agents run on their devices (service, process, network, thresholds, Nagios-convention plugins), assigned by policies' },
   { name: 'backups', description: 'Configuration backups of firewalls' },
   { name: 'metrics', description: 'Agent metrics extracted from heartbeats' },
   { name: 'vpn', description: 'WireGuard peers on firewalls' },

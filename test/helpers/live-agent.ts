@@ -97,6 +97,8 @@ export async function startLiveServer(options: TestAppOptions = {}): Promise<Liv
       },
       { timeout: 10_000 },
     );
+    // An agent with checks gets its set as soon as it connects: once that is answered, the commands a test sends come after it.
+    if (announced.includes('checks')) await vi.waitFor(() => expect(commands).toContain('checks_set'), { timeout: 10_000 });
     return live;
   }
 

@@ -17,7 +17,8 @@ const FAILING_LIST = allByDefault('by state code, highest first (unknown 3, crit
 
 const stateName = z.enum(CHECK_STATES);
 const nameOf = (state: number) => CHECK_STATES[state] ?? 'unknown';
-const checkParams = z.object({ id: agentIdSchema, check_id: checkIdSchema });
+// Any check id shape: one that names no check is 404 (as an agent outside the caller's scope), not 400.
+const checkParams = z.object({ id: agentIdSchema, check_id: z.string().min(1).max(64).describe(checkIdSchema.description ?? '') });
 
 const agentCheckSchema = z.object({
   id: z.string(),
@@ -91,7 +92,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
     '/checks/status',
     {
       config: { access: 'read', serverWide: true },
-      schema: { summary: "This instance's check results", description: 'Counters of this instance (each instance of a cluster has its own).', tags, response: { 200: statusSchema } },
+      schema: { operationId: 'getCheckStatus', summary: "This instance's check results", description: 'Counters of this instance (each instance of a cluster has its own).', tags, response: { 200: statusSchema } },
     },
     () => status(),
   );
@@ -101,7 +102,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
     {
       config: { access: 'read' },
       schema: {
-        summary: "An agent's checks and their states",
+        operationId: 'listAgentChecks', summary: "An agent's checks and their states",
         description: `The checks of every policy that applies to the agent, with its overrides, as the server computes them now, and each check's latest result (state null before the first). ${SCOPE}`,
         tags,
         params: agentParams,
@@ -140,7 +141,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
     {
       config: { access: 'read' },
       schema: {
-        summary: "A check's changes of state on an agent",
+        operationId: 'listCheckHistory', summary: "A check's changes of state on an agent",
         description: listDescription(HISTORY_LIST, `Every change of state (the first result too), with the output of the run that changed it. Perfdata series: GET /agents/{id}/metrics?metric=check_perf&label=<check id>/<label>. ${SCOPE}`),
         tags,
         params: checkParams,
@@ -158,7 +159,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
 
   app.get(
     '/agents/:id/check-overrides',
-    { config: { access: 'read' }, schema: { summary: "An agent's overrides of its checks", description: SCOPE, tags, params: agentParams, response: { 200: z.array(overrideSchema) } } },
+    { config: { access: 'read' }, schema: { operationId: 'listCheckOverrides', summary: "An agent's overrides of its checks", description: `Not paged: at most one per check of the agent's set. ${SCOPE}`, tags, params: agentParams, response: { 200: z.array(overrideSchema) } } },
     async (request) => (await checks.overrides(callerOf(request), request.params.id)).map((o) => ({ ...o, updated_at: toTimestamp(o.updated_at) })),
   );
 
@@ -167,7 +168,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
     {
       config: { access: 'write', audit: 'check_override.set' },
       schema: {
-        summary: 'Override one check for one agent',
+        operationId: 'setCheckOverride', summary: 'Override one check for one agent',
         description: `Exclude the check, change params (merged over the check's; the result is checked against the kind: 400) or its interval. An unknown check is 404. The agent gets its new set at once. ${SCOPE}`,
         tags,
         params: checkParams,
@@ -185,7 +186,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
     '/agents/:id/check-overrides/:check_id',
     {
       config: { access: 'write', audit: 'check_override.delete' },
-      schema: { summary: 'Remove an override', description: `404 when there is none. ${SCOPE}`, tags, params: checkParams, response: { 200: okSchema } },
+      schema: { operationId: 'deleteCheckOverride', summary: 'Remove an override', description: `404 when there is none. ${SCOPE}`, tags, params: checkParams, response: { 200: okSchema } },
     },
     async (request) => {
       await checks.deleteOverride(callerOf(request), request.params.id, request.params.check_id);
@@ -198,7 +199,7 @@ export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: 
     {
       config: { access: 'read' },
       schema: {
-        summary: 'Failing checks across the fleet',
+        operationId: 'listFailingChecks', summary: 'Failing checks across the fleet',
         description: listDescription(FAILING_LIST, 'Checks whose latest result is WARNING, CRITICAL or UNKNOWN, on the agents the caller may see; customer_id narrows to one customer.'),
         tags,
         querystring: z.object({ customer_id: idSchema.optional(), ...pageQuery(FAILING_LIST) }),

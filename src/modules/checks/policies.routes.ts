@@ -43,7 +43,7 @@ export const policyRoutes: FastifyPluginAsyncZod<{ checks: CheckService }> = asy
     '/check-policies',
     {
       config: { access: 'read', serverWide: true },
-      schema: { summary: 'Check policies', description: listDescription(POLICY_LIST, RULES), tags, querystring: z.object(pageQuery(POLICY_LIST)), response: { 200: listResponse(policySchema, POLICY_LIST) } },
+      schema: { operationId: 'listCheckPolicies', summary: 'Check policies', description: listDescription(POLICY_LIST, RULES), tags, querystring: z.object(pageQuery(POLICY_LIST)), response: { 200: listResponse(policySchema, POLICY_LIST) } },
     },
     async (request, reply) => sendList(request, reply, POLICY_LIST, { item: policySchema, dto: toPolicyDto, fetch: (page) => checks.list(callerOf(request), page) }),
   );
@@ -52,14 +52,14 @@ export const policyRoutes: FastifyPluginAsyncZod<{ checks: CheckService }> = asy
     '/check-policies',
     {
       config: { access: 'write', audit: 'check_policy.create', serverWide: true },
-      schema: { summary: 'Create a check policy', description: `A name taken (ignoring case) is 409. ${RULES}`, tags, body: policyBody, response: { 201: policySchema } },
+      schema: { operationId: 'createCheckPolicy', summary: 'Create a check policy', description: `A name taken (ignoring case) is 409. ${RULES}`, tags, body: policyBody, response: { 201: policySchema } },
     },
     async (request, reply) => reply.code(201).send(toPolicyDto(await checks.create(callerOf(request), request.body))),
   );
 
   app.get(
     '/check-policies/:id',
-    { config: { access: 'read', serverWide: true }, schema: { summary: 'One check policy', description: RULES, tags, params: idParams, response: { 200: policySchema } } },
+    { config: { access: 'read', serverWide: true }, schema: { operationId: 'getCheckPolicy', summary: 'One check policy', description: RULES, tags, params: idParams, response: { 200: policySchema } } },
     async (request) => toPolicyDto(await checks.get(callerOf(request), request.params.id)),
   );
 
@@ -68,7 +68,7 @@ export const policyRoutes: FastifyPluginAsyncZod<{ checks: CheckService }> = asy
     {
       config: { access: 'write', audit: 'check_policy.update', serverWide: true },
       schema: {
-        summary: 'Replace a check policy',
+        operationId: 'replaceCheckPolicy', summary: 'Replace a check policy',
         description: `The whole policy, as for POST: checks left out are removed (with their states and overrides). ${RULES}`,
         tags,
         params: idParams,
@@ -83,7 +83,7 @@ export const policyRoutes: FastifyPluginAsyncZod<{ checks: CheckService }> = asy
     '/check-policies/:id',
     {
       config: { access: 'write', audit: 'check_policy.delete', serverWide: true },
-      schema: { summary: 'Delete a check policy', description: `Its checks leave every agent's set; their history goes with them. ${RULES}`, tags, params: idParams, response: { 200: okSchema } },
+      schema: { operationId: 'deleteCheckPolicy', summary: 'Delete a check policy', description: `Its checks leave every agent's set; their history goes with them. ${RULES}`, tags, params: idParams, response: { 200: okSchema } },
     },
     async (request) => {
       await checks.delete(callerOf(request), request.params.id);

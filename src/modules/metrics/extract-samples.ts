@@ -5,7 +5,8 @@
 
 import { isObject } from '../agents/system-facts.js';
 
-export const METRIC_NAMES = [
+/** The metrics taken from heartbeats. */
+export const HEARTBEAT_METRIC_NAMES = [
   'cpu_usage',
   'memory_used_percent',
   'memory_used_bytes',
@@ -17,9 +18,10 @@ export const METRIC_NAMES = [
   'interface_tx_bytes',
   'gateway_rtt_ms',
   'gateway_loss_percent',
-  // Perfdata of checks (issue 61), label "<check id>/<perfdata label>", in the base unit (s, B).
-  'check_perf',
 ] as const;
+
+/** Every metric series: the heartbeats', and perfdata of checks (issue 61, label "<check id>/<perfdata label>", in the base unit: s, B). */
+export const METRIC_NAMES = [...HEARTBEAT_METRIC_NAMES, 'check_perf'] as const;
 
 /**
  * At most this many samples per heartbeat (the first ones, in extraction order): a firewall with a few

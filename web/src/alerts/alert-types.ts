@@ -40,6 +40,7 @@ export const METRICS = allOf<MetricName>()([
   'interface_tx_bytes',
   'gateway_rtt_ms',
   'gateway_loss_percent',
+  'check_perf',
 ]);
 
 export const METRIC_LABELS: Record<MetricName, string> = {
@@ -54,6 +55,7 @@ export const METRIC_LABELS: Record<MetricName, string> = {
   interface_tx_bytes: 'Interface sent (bytes)',
   gateway_rtt_ms: 'Gateway round trip (ms)',
   gateway_loss_percent: 'Gateway loss (%)',
+  check_perf: 'Check perfdata (base unit)',
 };
 
 /** What the metric's label names, for the label field's hint. */
@@ -64,6 +66,7 @@ export const METRIC_LABEL_HINT: Partial<Record<MetricName, string>> = {
   interface_tx_bytes: 'interface, e.g. igb0',
   gateway_rtt_ms: 'gateway name, e.g. WAN_DHCP',
   gateway_loss_percent: 'gateway name, e.g. WAN_DHCP',
+  check_perf: '<check id>/<perfdata label>, e.g. …/time',
 };
 
 export const OPERATORS = ['>', '>=', '<', '<='] as const;

@@ -221,6 +221,393 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agents/{id}/check-overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's overrides of its checks
+         * @description The agent must be within the caller's customer scope (else 404).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            check_id: string;
+                            check_name: string;
+                            excluded: boolean;
+                            interval_seconds: number | null;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}/check-overrides/{check_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Override one check for one agent
+         * @description Exclude the check, change params (merged over the check's; the result is checked against the kind: 400) or its interval. An unknown check is 404. The agent gets its new set at once. The agent must be within the caller's customer scope (else 404).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A check's id (UUID), kept while the check is edited */
+                    check_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Leave the check out for this agent
+                         * @default false
+                         */
+                        excluded?: boolean;
+                        /** @default null */
+                        interval_seconds?: number | null;
+                        /**
+                         * @description Merged over the check's params for this agent (a threshold, a host); the result must be valid for the kind
+                         * @default {}
+                         */
+                        params?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove an override
+         * @description 404 when there is none. The agent must be within the caller's customer scope (else 404).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description A check's id (UUID), kept while the check is edited */
+                    check_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's checks and their states
+         * @description The checks of every policy that applies to the agent, with its overrides, as the server computes them now, and each check's latest result (state null before the first). The agent must be within the caller's customer scope (else 404).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_id: string;
+                            checks: {
+                                duration_ms: number | null;
+                                id: string;
+                                interval_seconds: number;
+                                kind: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Since when the check is in its state
+                                 */
+                                last_change_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339 timestamp in UTC
+                                 */
+                                last_run_at: string | null;
+                                name: string;
+                                output: string | null;
+                                overridden: boolean;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                                perfdata: {
+                                    crit?: string;
+                                    label: string;
+                                    max?: number;
+                                    min?: number;
+                                    /** @default  */
+                                    uom: string;
+                                    value: number;
+                                    warn?: string;
+                                }[];
+                                policy_id: number;
+                                policy_name: string;
+                                /**
+                                 * @description null until the agent reported a result
+                                 * @enum {string|null}
+                                 */
+                                state: "ok" | "warning" | "critical" | "unknown" | null;
+                                timeout_seconds: number;
+                            }[];
+                            /** @description Whether the agent announced the capability 'checks'; an agent without it runs none */
+                            supported: boolean;
+                            /** @description The version of the set, as sent to the agent */
+                            version: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{id}/checks/{check_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A check's changes of state on an agent
+         * @description Every change of state (the first result too), with the output of the run that changed it. Perfdata series: GET /agents/{id}/metrics?metric=check_perf&label=<check id>/<label>. The agent must be within the caller's customer scope (else 404).
+         *
+         *     Ordered newest first (time, then id, descending). Without `limit`, the first 100. With `limit` (at most 1000; more is clamped) each page is at most that many items, and when more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. Pages are positions in the list's order, not a snapshot: an item whose sort key changes while you page may appear twice or not at all.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
+                    cursor?: string;
+                    /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Default 100. */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description A check's id (UUID), kept while the check is edited */
+                    check_id: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description One page of the list */
+                200: {
+                    headers: {
+                        /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
+                        link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            at: string;
+                            output: string;
+                            /** @enum {string} */
+                            state: "ok" | "warning" | "critical" | "unknown";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents/{id}/customer": {
         parameters: {
             query?: never;
@@ -1823,6 +2210,628 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/check-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check policies
+         * @description Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
+         *
+         *     Ordered by name (ignoring case), then id. Without `limit` the answer is the whole list (streamed). With `limit` (at most 1000; more is clamped) each page is at most that many items, and when more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. Pages are positions in the list's order, not a snapshot: an item whose sort key changes while you page may appear twice or not at all.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
+                    cursor?: string;
+                    /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The whole list, or one page of it with `limit` */
+                200: {
+                    headers: {
+                        /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
+                        link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_count: number;
+                            checks: {
+                                enabled: boolean;
+                                id: string;
+                                interval_seconds: number;
+                                /** @enum {string} */
+                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                                name: string;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                                timeout_seconds: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            created_at: string;
+                            customer_ids: number[];
+                            description: string;
+                            enabled: boolean;
+                            id: number;
+                            name: string;
+                            platforms: ("freebsd" | "linux" | "windows")[];
+                            tags: string[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a check policy
+         * @description A name taken (ignoring case) is 409. Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        checks?: {
+                            /** @default true */
+                            enabled?: boolean;
+                            /**
+                             * Format: uuid
+                             * @description Keep an existing check's id (its states, history, overrides and perfdata follow it); absent: a new check
+                             */
+                            id?: string;
+                            /** @default 300 */
+                            interval_seconds?: number;
+                            /** @enum {string} */
+                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                            name: string;
+                            /** @default {} */
+                            params?: {
+                                [key: string]: unknown;
+                            };
+                            /** @default 30 */
+                            timeout_seconds?: number;
+                        }[];
+                        /**
+                         * @description Customers whose agents it covers; empty: any customer
+                         * @default []
+                         */
+                        customer_ids?: number[];
+                        /** @default  */
+                        description?: string;
+                        /** @default true */
+                        enabled?: boolean;
+                        name: string;
+                        /**
+                         * @description Agents of these platforms; empty: any platform
+                         * @default []
+                         */
+                        platforms?: ("freebsd" | "linux" | "windows")[];
+                        /**
+                         * @description Agents with any of these tags (ignoring case); empty: any tags
+                         * @default []
+                         */
+                        tags?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_count: number;
+                            checks: {
+                                enabled: boolean;
+                                id: string;
+                                interval_seconds: number;
+                                /** @enum {string} */
+                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                                name: string;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                                timeout_seconds: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            created_at: string;
+                            customer_ids: number[];
+                            description: string;
+                            enabled: boolean;
+                            id: number;
+                            name: string;
+                            platforms: ("freebsd" | "linux" | "windows")[];
+                            tags: string[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/check-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One check policy
+         * @description Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_count: number;
+                            checks: {
+                                enabled: boolean;
+                                id: string;
+                                interval_seconds: number;
+                                /** @enum {string} */
+                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                                name: string;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                                timeout_seconds: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            created_at: string;
+                            customer_ids: number[];
+                            description: string;
+                            enabled: boolean;
+                            id: number;
+                            name: string;
+                            platforms: ("freebsd" | "linux" | "windows")[];
+                            tags: string[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Replace a check policy
+         * @description The whole policy, as for POST: checks left out are removed (with their states and overrides). Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        checks?: {
+                            /** @default true */
+                            enabled?: boolean;
+                            /**
+                             * Format: uuid
+                             * @description Keep an existing check's id (its states, history, overrides and perfdata follow it); absent: a new check
+                             */
+                            id?: string;
+                            /** @default 300 */
+                            interval_seconds?: number;
+                            /** @enum {string} */
+                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                            name: string;
+                            /** @default {} */
+                            params?: {
+                                [key: string]: unknown;
+                            };
+                            /** @default 30 */
+                            timeout_seconds?: number;
+                        }[];
+                        /**
+                         * @description Customers whose agents it covers; empty: any customer
+                         * @default []
+                         */
+                        customer_ids?: number[];
+                        /** @default  */
+                        description?: string;
+                        /** @default true */
+                        enabled?: boolean;
+                        name: string;
+                        /**
+                         * @description Agents of these platforms; empty: any platform
+                         * @default []
+                         */
+                        platforms?: ("freebsd" | "linux" | "windows")[];
+                        /**
+                         * @description Agents with any of these tags (ignoring case); empty: any tags
+                         * @default []
+                         */
+                        tags?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_count: number;
+                            checks: {
+                                enabled: boolean;
+                                id: string;
+                                interval_seconds: number;
+                                /** @enum {string} */
+                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                                name: string;
+                                params: {
+                                    [key: string]: unknown;
+                                };
+                                timeout_seconds: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            created_at: string;
+                            customer_ids: number[];
+                            description: string;
+                            enabled: boolean;
+                            id: number;
+                            name: string;
+                            platforms: ("freebsd" | "linux" | "windows")[];
+                            tags: string[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete a check policy
+         * @description Its checks leave every agent's set; their history goes with them. Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checks/failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Failing checks across the fleet
+         * @description Checks whose latest result is WARNING, CRITICAL or UNKNOWN, on the agents the caller may see; customer_id narrows to one customer.
+         *
+         *     Ordered by state code, highest first (unknown 3, critical 2, warning 1), then failing longest, then agent and check. Without `limit` the answer is the whole list (streamed). With `limit` (at most 1000; more is clamped) each page is at most that many items, and when more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. Pages are positions in the list's order, not a snapshot: an item whose sort key changes while you page may appear twice or not at all.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
+                    cursor?: string;
+                    customer_id?: number;
+                    /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The whole list, or one page of it with `limit` */
+                200: {
+                    headers: {
+                        /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
+                        link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            agent_id: string;
+                            agent_name: string;
+                            check_id: string;
+                            check_name: string;
+                            customer_id: number | null;
+                            customer_name: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            last_change_at: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            last_run_at: string;
+                            output: string;
+                            policy_id: number;
+                            policy_name: string;
+                            /** @enum {string} */
+                            state: "ok" | "warning" | "critical" | "unknown";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/checks/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This instance's check results
+         * @description Counters of this instance (each instance of a cluster has its own).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error (the contract's error body) */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Server error (the contract's error body) */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Agents connected here that hold their current set */
+                            agents_with_sets: number;
+                            /** @description Among them, results for checks the agent was not given (dropped) */
+                            ignored_results: number;
+                            /** @description Results agents sent to this instance since it started */
+                            received_results: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/customers": {
         parameters: {
             query?: never;
@@ -3020,7 +4029,7 @@ export interface components {
         Agent: {
             agent_version: string | null;
             /** @description What the agent's socket last announced it can do beyond the spec's commands (shell, files, processes, services); [] for agents that announce nothing */
-            capabilities: ("shell" | "files" | "processes" | "services")[];
+            capabilities: ("shell" | "files" | "processes" | "services" | "checks")[];
             /** @description Its WebSocket is open now */
             connected: boolean;
             /**
@@ -3085,7 +4094,7 @@ export interface components {
         AgentWithSystem: {
             agent_version: string | null;
             /** @description What the agent's socket last announced it can do beyond the spec's commands (shell, files, processes, services); [] for agents that announce nothing */
-            capabilities: ("shell" | "files" | "processes" | "services")[];
+            capabilities: ("shell" | "files" | "processes" | "services" | "checks")[];
             /** @description Its WebSocket is open now */
             connected: boolean;
             /**
@@ -3507,7 +4516,7 @@ export interface components {
         CustomerAgent: {
             agent_version: string | null;
             /** @description What the agent's socket last announced it can do beyond the spec's commands (shell, files, processes, services); [] for agents that announce nothing */
-            capabilities: ("shell" | "files" | "processes" | "services")[];
+            capabilities: ("shell" | "files" | "processes" | "services" | "checks")[];
             /** @description Its WebSocket is open now */
             connected: boolean;
             /**
@@ -5514,7 +6523,7 @@ export interface operations {
                 /** @description Items per page: an integer ≥ 1; larger than 100000 is clamped to 100000. Default 1000. */
                 limit?: number;
                 /** @description One metric; default every metric */
-                metric?: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                metric?: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                 /** @description End, inclusive. Default: now */
                 to?: string;
             };
@@ -5559,7 +6568,7 @@ export interface operations {
                          * @description A metric name; anything else is 400
                          * @enum {string}
                          */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                         /**
                          * Format: date-time
                          * @description Server receive time of the heartbeat
@@ -5613,7 +6622,7 @@ export interface operations {
                          * @description A metric name; anything else is 400
                          * @enum {string}
                          */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                         /**
                          * Format: date-time
                          * @description Server receive time of the heartbeat
@@ -5700,7 +6709,7 @@ export interface operations {
                 from?: string;
                 label?: string;
                 /** @description A metric name; anything else is 400 */
-                metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                 /** @description End, inclusive. Default: now */
                 to?: string;
             };
@@ -5750,7 +6759,7 @@ export interface operations {
                          * @description A metric name; anything else is 400
                          * @enum {string}
                          */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                         min: number;
                     }[];
                 };
@@ -7252,7 +8261,7 @@ export interface operations {
                         /** @description Only this mount point, interface or gateway (default: each label separately) */
                         label?: string;
                         /** @enum {string} */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                         /** @enum {string} */
                         operator: ">" | ">=" | "<" | "<=";
                         /** @description How long samples must stay past the recovery threshold (default: for_seconds) */
@@ -7518,7 +8527,7 @@ export interface operations {
                         /** @description Only this mount point, interface or gateway (default: each label separately) */
                         label?: string;
                         /** @enum {string} */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
                         /** @enum {string} */
                         operator: ">" | ">=" | "<" | "<=";
                         /** @description How long samples must stay past the recovery threshold (default: for_seconds) */

@@ -7,7 +7,7 @@ import { RelativeTime } from '../../ui/widgets';
 import type { TabProps } from '../tab-props';
 import type { DeviceCapability } from './device-types';
 
-const NAMES: Record<DeviceCapability, string> = { shell: 'a shell', files: 'files', processes: 'processes', services: 'services' };
+const NAMES: Record<DeviceCapability, string> = { shell: 'a shell', files: 'files', processes: 'processes', services: 'services', checks: 'checks' };
 
 /** "a shell, files and services": the capabilities in words. */
 export function capabilityWords(capabilities: readonly DeviceCapability[]): string {
