@@ -59,6 +59,8 @@ describe('check policies (issue 61)', () => {
     const bad = expectError(await call('POST', '/check-policies', { name: 'bad', checks: [{ ...tcpCheck('t', 80), params: { host: 'x', port: 70000 } }] }), 400, 'VALIDATION_ERROR');
     expect(JSON.stringify(bad)).toContain('checks.0.params.port');
     expectError(await call('POST', '/check-policies', { name: 'script', checks: [{ name: 's', kind: 'script', params: {} }] }), 400, 'VALIDATION_ERROR');
+    const relative = expectError(await call('POST', '/check-policies', { name: 'script', checks: [{ name: 's', kind: 'script', params: { command: 'check_tcp' } }] }), 400, 'VALIDATION_ERROR');
+    expect(JSON.stringify(relative)).toContain('absolute path');
     const customer = await createCustomer(s.app, admin, '61001');
     const scoped = (await createKey(s.app, bearer(admin), 'write', customer.id)).key;
     const res = await s.app.inject({ method: 'POST', url: '/api/v1/check-policies', headers: { 'x-api-key': scoped }, payload: { name: 'mine' } });

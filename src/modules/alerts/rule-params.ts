@@ -3,7 +3,7 @@
 // stored rule always has every field its kind needs.
 import { z } from 'zod';
 import type { AlertRuleKind } from '../../db/schema.js';
-import { METRIC_NAMES } from '../metrics/extract-samples.js';
+import { HEARTBEAT_METRIC_NAMES } from '../metrics/extract-samples.js';
 
 export const RULE_KINDS = ['agent_offline', 'metric_threshold', 'certificate_expiry', 'task_failed', 'backup_age', 'update_pending'] as const satisfies readonly AlertRuleKind[];
 
@@ -19,7 +19,8 @@ export const agentOfflineParams = z.strictObject({
 
 export const metricThresholdParams = z
   .strictObject({
-    metric: z.enum(METRIC_NAMES),
+    // Thresholds are judged on heartbeats' samples as they arrive; checks' perfdata is not among them.
+    metric: z.enum(HEARTBEAT_METRIC_NAMES),
     label: z.string().min(1).max(255).optional().describe('Only this mount point, interface or gateway (default: each label separately)'),
     operator: z.enum(THRESHOLD_OPERATORS),
     threshold: z.number().finite(),

@@ -33,6 +33,10 @@ const checkInput = z
     const params = parsed.data as Record<string, unknown>;
     if (check.kind === 'script') {
       if ('script' in check.params) ctx.addIssue({ code: 'custom', path: ['params', 'script'], message: 'is filled in by the server from script_id' });
+      // The agent runs it without a shell or a PATH lookup: an absolute path (POSIX, or a Windows drive).
+      if (typeof params.command === 'string' && !/^(\/|[A-Za-z]:[\\/])/.test(params.command)) {
+        ctx.addIssue({ code: 'custom', path: ['params', 'command'], message: 'must be an absolute path on the device, such as /usr/lib/nagios/plugins/check_tcp' });
+      }
       if ((params.command === undefined) === (params.script_id === undefined)) {
         ctx.addIssue({ code: 'custom', path: ['params'], message: 'a script check needs exactly one of command (an executable on the device) and script_id (a script of the library)' });
       }

@@ -26,8 +26,8 @@ export const KIND_LABELS: Record<string, string> = {
   flapping: 'Flapping',
 };
 
-/** The metrics the server records (and a metric_threshold rule watches). */
-export type MetricName = NonNullable<ApiQuery<'/agents/{id}/metrics'>['metric']>;
+/** The metrics of heartbeats, which a metric_threshold rule watches (checks' perfdata, check_perf, is not judged by rules). */
+export type MetricName = Exclude<NonNullable<ApiQuery<'/agents/{id}/metrics'>['metric']>, 'check_perf'>;
 export const METRICS = allOf<MetricName>()([
   'cpu_usage',
   'memory_used_percent',
@@ -40,7 +40,6 @@ export const METRICS = allOf<MetricName>()([
   'interface_tx_bytes',
   'gateway_rtt_ms',
   'gateway_loss_percent',
-  'check_perf',
 ]);
 
 export const METRIC_LABELS: Record<MetricName, string> = {
@@ -55,7 +54,6 @@ export const METRIC_LABELS: Record<MetricName, string> = {
   interface_tx_bytes: 'Interface sent (bytes)',
   gateway_rtt_ms: 'Gateway round trip (ms)',
   gateway_loss_percent: 'Gateway loss (%)',
-  check_perf: 'Check perfdata (base unit)',
 };
 
 /** What the metric's label names, for the label field's hint. */
@@ -66,7 +64,6 @@ export const METRIC_LABEL_HINT: Partial<Record<MetricName, string>> = {
   interface_tx_bytes: 'interface, e.g. igb0',
   gateway_rtt_ms: 'gateway name, e.g. WAN_DHCP',
   gateway_loss_percent: 'gateway name, e.g. WAN_DHCP',
-  check_perf: '<check id>/<perfdata label>, e.g. …/time',
 };
 
 export const OPERATORS = ['>', '>=', '<', '<='] as const;

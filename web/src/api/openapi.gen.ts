@@ -230,61 +230,9 @@ export interface paths {
         };
         /**
          * An agent's overrides of its checks
-         * @description The agent must be within the caller's customer scope (else 404).
+         * @description Not paged: at most one per check of the agent's set. The agent must be within the caller's customer scope (else 404).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            check_id: string;
-                            check_name: string;
-                            excluded: boolean;
-                            interval_seconds: number | null;
-                            params: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            updated_at: string;
-                        }[];
-                    };
-                };
-            };
-        };
+        get: operations["listCheckOverrides"];
         put?: never;
         post?: never;
         delete?: never;
@@ -305,120 +253,13 @@ export interface paths {
          * Override one check for one agent
          * @description Exclude the check, change params (merged over the check's; the result is checked against the kind: 400) or its interval. An unknown check is 404. The agent gets its new set at once. The agent must be within the caller's customer scope (else 404).
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description A check's id (UUID), kept while the check is edited */
-                    check_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Leave the check out for this agent
-                         * @default false
-                         */
-                        excluded?: boolean;
-                        /** @default null */
-                        interval_seconds?: number | null;
-                        /**
-                         * @description Merged over the check's params for this agent (a threshold, a host); the result must be valid for the kind
-                         * @default {}
-                         */
-                        params?: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["setCheckOverride"];
         post?: never;
         /**
          * Remove an override
          * @description 404 when there is none. The agent must be within the caller's customer scope (else 404).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description A check's id (UUID), kept while the check is edited */
-                    check_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteCheckOverride"];
         options?: never;
         head?: never;
         patch?: never;
@@ -435,92 +276,7 @@ export interface paths {
          * An agent's checks and their states
          * @description The checks of every policy that applies to the agent, with its overrides, as the server computes them now, and each check's latest result (state null before the first). The agent must be within the caller's customer scope (else 404).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            agent_id: string;
-                            checks: {
-                                duration_ms: number | null;
-                                id: string;
-                                interval_seconds: number;
-                                kind: string;
-                                /**
-                                 * Format: date-time
-                                 * @description Since when the check is in its state
-                                 */
-                                last_change_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description RFC 3339 timestamp in UTC
-                                 */
-                                last_run_at: string | null;
-                                name: string;
-                                output: string | null;
-                                overridden: boolean;
-                                params: {
-                                    [key: string]: unknown;
-                                };
-                                perfdata: {
-                                    crit?: string;
-                                    label: string;
-                                    max?: number;
-                                    min?: number;
-                                    /** @default  */
-                                    uom: string;
-                                    value: number;
-                                    warn?: string;
-                                }[];
-                                policy_id: number;
-                                policy_name: string;
-                                /**
-                                 * @description null until the agent reported a result
-                                 * @enum {string|null}
-                                 */
-                                state: "ok" | "warning" | "critical" | "unknown" | null;
-                                timeout_seconds: number;
-                            }[];
-                            /** @description Whether the agent announced the capability 'checks'; an agent without it runs none */
-                            supported: boolean;
-                            /** @description The version of the set, as sent to the agent */
-                            version: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listAgentChecks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -542,64 +298,7 @@ export interface paths {
          *
          *     Ordered newest first (time, then id, descending). Without `limit`, the first 100. With `limit` (at most 1000; more is clamped) each page is at most that many items, and when more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. Pages are positions in the list's order, not a snapshot: an item whose sort key changes while you page may appear twice or not at all.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
-                    cursor?: string;
-                    /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Default 100. */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description A check's id (UUID), kept while the check is edited */
-                    check_id: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description One page of the list */
-                200: {
-                    headers: {
-                        /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
-                        link?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            at: string;
-                            output: string;
-                            /** @enum {string} */
-                            state: "ok" | "warning" | "critical" | "unknown";
-                        }[];
-                    };
-                };
-            };
-        };
+        get: operations["listCheckHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2223,201 +1922,13 @@ export interface paths {
          *
          *     Ordered by name (ignoring case), then id. Without `limit` the answer is the whole list (streamed). With `limit` (at most 1000; more is clamped) each page is at most that many items, and when more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. Pages are positions in the list's order, not a snapshot: an item whose sort key changes while you page may appear twice or not at all.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
-                    cursor?: string;
-                    /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The whole list, or one page of it with `limit` */
-                200: {
-                    headers: {
-                        /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
-                        link?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            agent_count: number;
-                            checks: {
-                                enabled: boolean;
-                                id: string;
-                                interval_seconds: number;
-                                /** @enum {string} */
-                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
-                                name: string;
-                                params: {
-                                    [key: string]: unknown;
-                                };
-                                timeout_seconds: number;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            created_at: string;
-                            customer_ids: number[];
-                            description: string;
-                            enabled: boolean;
-                            id: number;
-                            name: string;
-                            platforms: ("freebsd" | "linux" | "windows")[];
-                            tags: string[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            updated_at: string;
-                        }[];
-                    };
-                };
-            };
-        };
+        get: operations["listCheckPolicies"];
         put?: never;
         /**
          * Create a check policy
          * @description A name taken (ignoring case) is 409. Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        checks?: {
-                            /** @default true */
-                            enabled?: boolean;
-                            /**
-                             * Format: uuid
-                             * @description Keep an existing check's id (its states, history, overrides and perfdata follow it); absent: a new check
-                             */
-                            id?: string;
-                            /** @default 300 */
-                            interval_seconds?: number;
-                            /** @enum {string} */
-                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
-                            name: string;
-                            /** @default {} */
-                            params?: {
-                                [key: string]: unknown;
-                            };
-                            /** @default 30 */
-                            timeout_seconds?: number;
-                        }[];
-                        /**
-                         * @description Customers whose agents it covers; empty: any customer
-                         * @default []
-                         */
-                        customer_ids?: number[];
-                        /** @default  */
-                        description?: string;
-                        /** @default true */
-                        enabled?: boolean;
-                        name: string;
-                        /**
-                         * @description Agents of these platforms; empty: any platform
-                         * @default []
-                         */
-                        platforms?: ("freebsd" | "linux" | "windows")[];
-                        /**
-                         * @description Agents with any of these tags (ignoring case); empty: any tags
-                         * @default []
-                         */
-                        tags?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            agent_count: number;
-                            checks: {
-                                enabled: boolean;
-                                id: string;
-                                interval_seconds: number;
-                                /** @enum {string} */
-                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
-                                name: string;
-                                params: {
-                                    [key: string]: unknown;
-                                };
-                                timeout_seconds: number;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            created_at: string;
-                            customer_ids: number[];
-                            description: string;
-                            enabled: boolean;
-                            id: number;
-                            name: string;
-                            platforms: ("freebsd" | "linux" | "windows")[];
-                            tags: string[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createCheckPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2435,245 +1946,18 @@ export interface paths {
          * One check policy
          * @description Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            agent_count: number;
-                            checks: {
-                                enabled: boolean;
-                                id: string;
-                                interval_seconds: number;
-                                /** @enum {string} */
-                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
-                                name: string;
-                                params: {
-                                    [key: string]: unknown;
-                                };
-                                timeout_seconds: number;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            created_at: string;
-                            customer_ids: number[];
-                            description: string;
-                            enabled: boolean;
-                            id: number;
-                            name: string;
-                            platforms: ("freebsd" | "linux" | "windows")[];
-                            tags: string[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCheckPolicy"];
         /**
          * Replace a check policy
          * @description The whole policy, as for POST: checks left out are removed (with their states and overrides). Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        checks?: {
-                            /** @default true */
-                            enabled?: boolean;
-                            /**
-                             * Format: uuid
-                             * @description Keep an existing check's id (its states, history, overrides and perfdata follow it); absent: a new check
-                             */
-                            id?: string;
-                            /** @default 300 */
-                            interval_seconds?: number;
-                            /** @enum {string} */
-                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
-                            name: string;
-                            /** @default {} */
-                            params?: {
-                                [key: string]: unknown;
-                            };
-                            /** @default 30 */
-                            timeout_seconds?: number;
-                        }[];
-                        /**
-                         * @description Customers whose agents it covers; empty: any customer
-                         * @default []
-                         */
-                        customer_ids?: number[];
-                        /** @default  */
-                        description?: string;
-                        /** @default true */
-                        enabled?: boolean;
-                        name: string;
-                        /**
-                         * @description Agents of these platforms; empty: any platform
-                         * @default []
-                         */
-                        platforms?: ("freebsd" | "linux" | "windows")[];
-                        /**
-                         * @description Agents with any of these tags (ignoring case); empty: any tags
-                         * @default []
-                         */
-                        tags?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            agent_count: number;
-                            checks: {
-                                enabled: boolean;
-                                id: string;
-                                interval_seconds: number;
-                                /** @enum {string} */
-                                kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
-                                name: string;
-                                params: {
-                                    [key: string]: unknown;
-                                };
-                                timeout_seconds: number;
-                            }[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            created_at: string;
-                            customer_ids: number[];
-                            description: string;
-                            enabled: boolean;
-                            id: number;
-                            name: string;
-                            platforms: ("freebsd" | "linux" | "windows")[];
-                            tags: string[];
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["replaceCheckPolicy"];
         post?: never;
         /**
          * Delete a check policy
          * @description Its checks leave every agent's set; their history goes with them. Server-wide: unscoped callers only (403 for a customer-scoped key or user; they see their agents' checks at /agents/{id}/checks). A policy applies to an agent when every non-empty list matches: customer_ids (its customer), tags (any of its tags, ignoring case), platforms; a policy with all three empty applies to no agent. At most 100 checks (more: 400). Each check: name, kind (ping, tcp, http, dns, service, process, disk, cpu, memory, script), params checked against the kind (see docs/checks.md; a bad field is 400 naming checks.<n>.params.<field>, and stored with its defaults), interval_seconds 10–86400 (300), timeout_seconds 1–300 (30, at most the interval), enabled (true). A script check takes exactly one of command (an executable on the device, with args) and script_id (a script of the library, sent to the agent with the set). Checks that carry the id of one of this policy's checks keep it (with its states, history, overrides and perfdata); others get a new id. Agents connected get their new sets at once.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            ok: true;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteCheckPolicy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2692,74 +1976,7 @@ export interface paths {
          *
          *     Ordered by state code, highest first (unknown 3, critical 2, warning 1), then failing longest, then agent and check. Without `limit` the answer is the whole list (streamed). With `limit` (at most 1000; more is clamped) each page is at most that many items, and when more follow the answer carries `Link: <URL>; rel="next"`: the same request with a `cursor`, which answers the next page. Follow it as it is; a cursor used with another path, sort or filter is 400, and so are `offset`, `page`, `skip`, `per_page` and `page_size`. Pages are positions in the list's order, not a snapshot: an item whose sort key changes while you page may appear twice or not at all.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
-                    cursor?: string;
-                    customer_id?: number;
-                    /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The whole list, or one page of it with `limit` */
-                200: {
-                    headers: {
-                        /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
-                        link?: string;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            agent_id: string;
-                            agent_name: string;
-                            check_id: string;
-                            check_name: string;
-                            customer_id: number | null;
-                            customer_name: string | null;
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            last_change_at: string;
-                            /**
-                             * Format: date-time
-                             * @description RFC 3339 timestamp in UTC
-                             */
-                            last_run_at: string;
-                            output: string;
-                            policy_id: number;
-                            policy_name: string;
-                            /** @enum {string} */
-                            state: "ok" | "warning" | "critical" | "unknown";
-                        }[];
-                    };
-                };
-            };
-        };
+        get: operations["listFailingChecks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2779,51 +1996,7 @@ export interface paths {
          * This instance's check results
          * @description Counters of this instance (each instance of a cluster has its own).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Client error (the contract's error body) */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Server error (the contract's error body) */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Agents connected here that hold their current set */
-                            agents_with_sets: number;
-                            /** @description Among them, results for checks the agent was not given (dropped) */
-                            ignored_results: number;
-                            /** @description Results agents sent to this instance since it started */
-                            received_results: number;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCheckStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5741,6 +4914,312 @@ export interface operations {
             };
         };
     };
+    listCheckOverrides: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        check_id: string;
+                        check_name: string;
+                        excluded: boolean;
+                        interval_seconds: number | null;
+                        params: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        updated_at: string;
+                    }[];
+                };
+            };
+        };
+    };
+    setCheckOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A check's id (UUID), kept while the check is edited */
+                check_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Leave the check out for this agent
+                     * @default false
+                     */
+                    excluded?: boolean;
+                    /** @default null */
+                    interval_seconds?: number | null;
+                    /**
+                     * @description Merged over the check's params for this agent (a threshold, a host); the result must be valid for the kind
+                     * @default {}
+                     */
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+        };
+    };
+    deleteCheckOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A check's id (UUID), kept while the check is edited */
+                check_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+        };
+    };
+    listAgentChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        checks: {
+                            duration_ms: number | null;
+                            id: string;
+                            interval_seconds: number;
+                            kind: string;
+                            /**
+                             * Format: date-time
+                             * @description Since when the check is in its state
+                             */
+                            last_change_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339 timestamp in UTC
+                             */
+                            last_run_at: string | null;
+                            name: string;
+                            output: string | null;
+                            overridden: boolean;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            perfdata: {
+                                crit?: string;
+                                label: string;
+                                max?: number;
+                                min?: number;
+                                /** @default  */
+                                uom: string;
+                                value: number;
+                                warn?: string;
+                            }[];
+                            policy_id: number;
+                            policy_name: string;
+                            /**
+                             * @description null until the agent reported a result
+                             * @enum {string|null}
+                             */
+                            state: "ok" | "warning" | "critical" | "unknown" | null;
+                            timeout_seconds: number;
+                        }[];
+                        /** @description Whether the agent announced the capability 'checks'; an agent without it runs none */
+                        supported: boolean;
+                        /** @description The version of the set, as sent to the agent */
+                        version: string;
+                    };
+                };
+            };
+        };
+    };
+    listCheckHistory: {
+        parameters: {
+            query?: {
+                /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
+                cursor?: string;
+                /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Default 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A check's id (UUID), kept while the check is edited */
+                check_id: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description One page of the list */
+            200: {
+                headers: {
+                    /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        at: string;
+                        output: string;
+                        /** @enum {string} */
+                        state: "ok" | "warning" | "critical" | "unknown";
+                    }[];
+                };
+            };
+        };
+    };
     setAgentCustomer: {
         parameters: {
             query?: never;
@@ -8261,7 +7740,7 @@ export interface operations {
                         /** @description Only this mount point, interface or gateway (default: each label separately) */
                         label?: string;
                         /** @enum {string} */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
                         /** @enum {string} */
                         operator: ">" | ">=" | "<" | "<=";
                         /** @description How long samples must stay past the recovery threshold (default: for_seconds) */
@@ -8527,7 +8006,7 @@ export interface operations {
                         /** @description Only this mount point, interface or gateway (default: each label separately) */
                         label?: string;
                         /** @enum {string} */
-                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent" | "check_perf";
+                        metric: "cpu_usage" | "memory_used_percent" | "memory_used_bytes" | "memory_total_bytes" | "uptime_seconds" | "disk_used_percent" | "disk_used_bytes" | "interface_rx_bytes" | "interface_tx_bytes" | "gateway_rtt_ms" | "gateway_loss_percent";
                         /** @enum {string} */
                         operator: ">" | ">=" | "<" | "<=";
                         /** @description How long samples must stay past the recovery threshold (default: for_seconds) */
@@ -10857,6 +10336,539 @@ export interface operations {
                             platform: "freebsd" | "linux" | "windows";
                         }[];
                         unsupported_count: number;
+                    };
+                };
+            };
+        };
+    };
+    listCheckPolicies: {
+        parameters: {
+            query?: {
+                /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
+                cursor?: string;
+                /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The whole list, or one page of it with `limit` */
+            200: {
+                headers: {
+                    /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_count: number;
+                        checks: {
+                            enabled: boolean;
+                            id: string;
+                            interval_seconds: number;
+                            /** @enum {string} */
+                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                            name: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            timeout_seconds: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        created_at: string;
+                        customer_ids: number[];
+                        description: string;
+                        enabled: boolean;
+                        id: number;
+                        name: string;
+                        platforms: ("freebsd" | "linux" | "windows")[];
+                        tags: string[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        updated_at: string;
+                    }[];
+                };
+            };
+        };
+    };
+    createCheckPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    checks?: {
+                        /** @default true */
+                        enabled?: boolean;
+                        /**
+                         * Format: uuid
+                         * @description Keep an existing check's id (its states, history, overrides and perfdata follow it); absent: a new check
+                         */
+                        id?: string;
+                        /** @default 300 */
+                        interval_seconds?: number;
+                        /** @enum {string} */
+                        kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                        name: string;
+                        /** @default {} */
+                        params?: {
+                            [key: string]: unknown;
+                        };
+                        /** @default 30 */
+                        timeout_seconds?: number;
+                    }[];
+                    /**
+                     * @description Customers whose agents it covers; empty: any customer
+                     * @default []
+                     */
+                    customer_ids?: number[];
+                    /** @default  */
+                    description?: string;
+                    /** @default true */
+                    enabled?: boolean;
+                    name: string;
+                    /**
+                     * @description Agents of these platforms; empty: any platform
+                     * @default []
+                     */
+                    platforms?: ("freebsd" | "linux" | "windows")[];
+                    /**
+                     * @description Agents with any of these tags (ignoring case); empty: any tags
+                     * @default []
+                     */
+                    tags?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_count: number;
+                        checks: {
+                            enabled: boolean;
+                            id: string;
+                            interval_seconds: number;
+                            /** @enum {string} */
+                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                            name: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            timeout_seconds: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        created_at: string;
+                        customer_ids: number[];
+                        description: string;
+                        enabled: boolean;
+                        id: number;
+                        name: string;
+                        platforms: ("freebsd" | "linux" | "windows")[];
+                        tags: string[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+        };
+    };
+    getCheckPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_count: number;
+                        checks: {
+                            enabled: boolean;
+                            id: string;
+                            interval_seconds: number;
+                            /** @enum {string} */
+                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                            name: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            timeout_seconds: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        created_at: string;
+                        customer_ids: number[];
+                        description: string;
+                        enabled: boolean;
+                        id: number;
+                        name: string;
+                        platforms: ("freebsd" | "linux" | "windows")[];
+                        tags: string[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+        };
+    };
+    replaceCheckPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    checks?: {
+                        /** @default true */
+                        enabled?: boolean;
+                        /**
+                         * Format: uuid
+                         * @description Keep an existing check's id (its states, history, overrides and perfdata follow it); absent: a new check
+                         */
+                        id?: string;
+                        /** @default 300 */
+                        interval_seconds?: number;
+                        /** @enum {string} */
+                        kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                        name: string;
+                        /** @default {} */
+                        params?: {
+                            [key: string]: unknown;
+                        };
+                        /** @default 30 */
+                        timeout_seconds?: number;
+                    }[];
+                    /**
+                     * @description Customers whose agents it covers; empty: any customer
+                     * @default []
+                     */
+                    customer_ids?: number[];
+                    /** @default  */
+                    description?: string;
+                    /** @default true */
+                    enabled?: boolean;
+                    name: string;
+                    /**
+                     * @description Agents of these platforms; empty: any platform
+                     * @default []
+                     */
+                    platforms?: ("freebsd" | "linux" | "windows")[];
+                    /**
+                     * @description Agents with any of these tags (ignoring case); empty: any tags
+                     * @default []
+                     */
+                    tags?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_count: number;
+                        checks: {
+                            enabled: boolean;
+                            id: string;
+                            interval_seconds: number;
+                            /** @enum {string} */
+                            kind: "ping" | "tcp" | "http" | "dns" | "service" | "process" | "disk" | "cpu" | "memory" | "script";
+                            name: string;
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            timeout_seconds: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        created_at: string;
+                        customer_ids: number[];
+                        description: string;
+                        enabled: boolean;
+                        id: number;
+                        name: string;
+                        platforms: ("freebsd" | "linux" | "windows")[];
+                        tags: string[];
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteCheckPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+        };
+    };
+    listFailingChecks: {
+        parameters: {
+            query?: {
+                /** @description Opaque position from the previous answer's `Link: <…>; rel="next"`; absent: the first page */
+                cursor?: string;
+                customer_id?: number;
+                /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The whole list, or one page of it with `limit` */
+            200: {
+                headers: {
+                    /** @description `<URL of the next page>; rel="next"`, present only when more items follow */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent_id: string;
+                        agent_name: string;
+                        check_id: string;
+                        check_name: string;
+                        customer_id: number | null;
+                        customer_name: string | null;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        last_change_at: string;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339 timestamp in UTC
+                         */
+                        last_run_at: string;
+                        output: string;
+                        policy_id: number;
+                        policy_name: string;
+                        /** @enum {string} */
+                        state: "ok" | "warning" | "critical" | "unknown";
+                    }[];
+                };
+            };
+        };
+    };
+    getCheckStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error (the contract's error body) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server error (the contract's error body) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Agents connected here that hold their current set */
+                        agents_with_sets: number;
+                        /** @description Among them, results for checks the agent was not given (dropped) */
+                        ignored_results: number;
+                        /** @description Results agents sent to this instance since it started */
+                        received_results: number;
                     };
                 };
             };
