@@ -32,6 +32,7 @@ import taskAgentWait from './0029_task_agent_wait.js';
 import deviceSessions from './0030_device_sessions.js';
 import agentRemoteAccess from './0031_agent_remote_access.js';
 import checks from './0032_checks.js';
+import checkStateRules from './0033_check_state_rules.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -68,4 +69,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0030_device_sessions', deviceSessions],
   ['0031_agent_remote_access', agentRemoteAccess],
   ['0032_checks', checks],
+  ['0033_check_state_rules', checkStateRules],
 ];

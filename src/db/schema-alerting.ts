@@ -6,7 +6,7 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 export type ChannelType = 'email' | 'webhook' | 'ntfy' | 'teams' | 'slack' | 'discord' | 'telegram';
-export type AlertRuleKind = 'agent_offline' | 'metric_threshold' | 'certificate_expiry' | 'task_failed' | 'backup_age' | 'update_pending';
+export type AlertRuleKind = 'agent_offline' | 'metric_threshold' | 'certificate_expiry' | 'task_failed' | 'backup_age' | 'update_pending' | 'check_state';
 export type AlertState = 'firing' | 'acknowledged' | 'resolved';
 export type NotificationEvent = 'firing' | 'resolved' | 'reminder' | 'flapping' | 'acknowledged';
 

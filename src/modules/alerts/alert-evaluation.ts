@@ -47,13 +47,28 @@ export class AlertEvaluation {
       await this.engine.resolve(ruleId, alerts, null, 'the rule was disabled');
     }
     const now = this.clock.now();
-    for (const kind of ['certificate_expiry', 'backup_age', 'update_pending'] as const) {
+    for (const kind of ['certificate_expiry', 'backup_age', 'update_pending', 'check_state'] as const) {
       for (const rule of await this.#rules(kind)) {
         const condition = PERIODIC_CONDITIONS[kind] as (db: Kysely<Database>, r: ActiveRule, at: Date) => Promise<Finding[]>;
         await this.reconcile(rule, await condition(this.db, rule, now));
       }
     }
     await this.engine.remind();
+  }
+
+  /**
+   * Check-state rules now (a check changed state), and again when the first failing check that is not
+   * yet past a rule's for_seconds will be; the timer's pass catches up with anything else.
+   */
+  async checkStates(): Promise<number | null> {
+    const now = this.clock.now();
+    let nextDue: number | null = null;
+    for (const rule of await this.#rules('check_state')) {
+      await this.reconcile(rule, await PERIODIC_CONDITIONS.check_state(this.db, rule, now));
+      const due = await nextCheckDue(this.db, rule, now);
+      if (due !== null && (nextDue === null || due < nextDue)) nextDue = due;
+    }
+    return nextDue;
   }
 
   /** Fires findings that have no open alert and resolves open alerts that are no longer found. */
@@ -134,4 +149,17 @@ async function flappingAgents(db: Kysely<Database>, level: 'stale' | 'offline', 
     group by o.agent_id, a.customer_id
     having count(*) >= ${FLAP_CHANGES}`.execute(db);
   return rows.map((r) => ({ ...r, changes: Number(r.changes) }));
+}
+
+/** When the earliest check in a rule's states but not yet past its for_seconds will be (ms since the epoch). */
+async function nextCheckDue(db: Kysely<Database>, rule: ActiveRule<'check_state'>, now: Date): Promise<number | null> {
+  const codes = rule.params.states.map((st) => ({ warning: 1, critical: 2, unknown: 3 })[st]);
+  const ms = rule.params.for_seconds * 1000;
+  const row = await db
+    .selectFrom('check_states')
+    .select((eb) => eb.fn.min('last_change_at').as('first'))
+    .where('state', 'in', codes)
+    .where('last_change_at', '>', new Date(now.getTime() - ms))
+    .executeTakeFirst();
+  return row?.first ? new Date(row.first).getTime() + ms : null;
 }

@@ -20,7 +20,7 @@ const RULE_TEXT =
   'agent_offline {minutes = 5, status = offline|stale} — minutes below the status threshold (2 for stale, 5 for offline) are stored as given ' +
   'but the rule fires at the threshold, since an agent is only stale or offline from then on; metric_threshold {metric, label?, operator, ' +
   'threshold, for_seconds = 300, recovery_threshold? (default threshold), recovery_seconds? (default for_seconds)}; certificate_expiry ' +
-  '{days = 14}; task_failed {statuses = [error, completed_with_warning]}; backup_age {days = 7}; update_pending {hours = 24}. ' +
+  '{days = 14}; task_failed {statuses = [error, completed_with_warning]}; backup_age {days = 7}; update_pending {hours = 24}; check_state {states = [critical] (warning, critical, unknown), policy_id?, check_id?, for_seconds = 300}: one alert per agent and check, fired once a check has been in one of the states for for_seconds, resolved when it leaves them. ' +
   'name 1–100 characters (trimmed); enabled defaults to true; reminder_minutes null (default, no reminders) or 5–10080. ' +
   'channel_ids: 0–20 channels, each existing, usable by the caller (a customer-scoped key: only its customer’s channels) and global or of the ' +
   'rule’s customer (the agent’s customer for an agent rule; a global rule: global channels only); otherwise 400 naming the channel.';

@@ -39,6 +39,7 @@ export const ruleBody = z.discriminatedUnion('kind', [
   bodyOf('task_failed'),
   bodyOf('backup_age'),
   bodyOf('update_pending'),
+  bodyOf('check_state'),
 ]);
 
 export const ruleListQuery = z.object({

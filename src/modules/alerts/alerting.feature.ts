@@ -36,6 +36,7 @@ export const alertingFeature = serverFeature({
     events.on('heartbeats.committed', (observed) => alerting.heartbeatsCommitted(observed));
     events.on('status.checked', () => alerting.evaluation.afterStatusCheck());
     events.on('task.run-finished', (run) => alerting.taskOutcomes.finished(run));
+    events.on('check.state-changed', () => alerting.checkStates.changed());
     return {
       provides: { alerting },
       async routes(api) {

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
+import { CheckStateWatch } from './check-state-watch.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import { MaintenanceWindowService } from '../maintenance/maintenance-windows.service.js';
@@ -44,6 +45,8 @@ export interface AlertingFeature {
   evaluation: AlertEvaluation;
   thresholds: ThresholdEvaluator;
   taskOutcomes: TaskOutcomes;
+  /** Check-state rules judged as checks change state (issue 61). */
+  checkStates: CheckStateWatch;
   dispatcher: OutboxDispatcher;
   /** For HeartbeatWriter's `committed`: feeds the threshold evaluator the stored heartbeats' samples. */
   heartbeatsCommitted(observed: readonly ObservedHeartbeat[]): void;
@@ -90,6 +93,7 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
   });
   const alerts = new AlertService(db, clock, engine);
   const periodic = new PeriodicJob('alert evaluation', clock, PERIODIC_MS, logger, () => evaluation.runPeriodic());
+  const checkStates = new CheckStateWatch(clock, logger, () => evaluation.checkStates());
 
   return {
     channels,
@@ -99,6 +103,7 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
     evaluation,
     thresholds,
     taskOutcomes,
+    checkStates,
     dispatcher,
     routeThresholds(route) {
       sink.thresholds = route;
@@ -107,9 +112,10 @@ export function createAlertingFeature(deps: AlertingDeps): AlertingFeature {
     start() {
       periodic.start();
       dispatcher.start();
+      checkStates.start();
     },
     async stop() {
-      await Promise.all([periodic.stop(), dispatcher.stop()]);
+      await Promise.all([periodic.stop(), dispatcher.stop(), checkStates.stop()]);
       await Promise.all([thresholds.idle(), taskOutcomes.idle()]);
     },
   };

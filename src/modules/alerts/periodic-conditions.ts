@@ -13,7 +13,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export type PeriodicKind = Extract<AlertRuleKind, 'agent_offline' | 'certificate_expiry' | 'backup_age' | 'update_pending'>;
+export type PeriodicKind = Extract<AlertRuleKind, 'agent_offline' | 'certificate_expiry' | 'backup_age' | 'update_pending' | 'check_state'>;
 
 type Condition<K extends PeriodicKind> = (db: Db, rule: ActiveRule<K>, now: Date) => Promise<Finding[]>;
 
@@ -122,9 +122,36 @@ const updatePending: Condition<'update_pending'> = async (db, rule, now) => {
   });
 };
 
+const STATE_CODES = { warning: 1, critical: 2, unknown: 3 } as const;
+const STATE_WORDS = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
+
+/**
+ * Checks (issue 61) in one of the rule's states for at least for_seconds: one alert per agent and check
+ * (the label names the check and the start of its id, so two checks of one name stay apart).
+ */
+const checkState: Condition<'check_state'> = async (db, rule, now) => {
+  const { states, policy_id: policyId, check_id: checkId, for_seconds: forSeconds } = rule.params;
+  const cutoff = new Date(now.getTime() - forSeconds * 1000);
+  const { rows } = await sql<{ agent_id: string; check_id: string; name: string; policy_name: string; state: number; output: string; last_change_at: Date }>`
+    select s.agent_id, s.check_id, c.name, p.name as policy_name, s.state, s.output, s.last_change_at
+    from check_states s join agents a on a.id = s.agent_id
+    join policy_checks c on c.id = s.check_id join check_policies p on p.id = c.policy_id
+    where s.state in (${sql.join(states.map((st) => STATE_CODES[st]))}) and s.last_change_at <= ${cutoff} and ${coversAgent(rule)}
+      ${policyId === undefined ? sql`` : sql`and p.id = ${policyId}`} ${checkId === undefined ? sql`` : sql`and c.id = ${checkId}`}`.execute(db);
+  return rows.map((r) => ({
+    agentId: r.agent_id,
+    label: `${r.name} · ${r.check_id.slice(0, 8)}`,
+    summary: `Check "${r.name}" (${r.policy_name}) ${STATE_WORDS[r.state] ?? 'UNKNOWN'} since ${utc(r.last_change_at)}: ${r.output.split('\n')[0]!.slice(0, 300)}`,
+    value: r.state,
+    threshold: null,
+    since: new Date(r.last_change_at.getTime() + forSeconds * 1000),
+  }));
+};
+
 export const PERIODIC_CONDITIONS: { [K in PeriodicKind]: Condition<K> } = {
   agent_offline: agentOffline,
   certificate_expiry: certificateExpiry,
   backup_age: backupAge,
   update_pending: updatePending,
+  check_state: checkState,
 };

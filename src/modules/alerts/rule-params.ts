@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AlertRuleKind } from '../../db/schema.js';
 import { HEARTBEAT_METRIC_NAMES } from '../metrics/extract-samples.js';
 
-export const RULE_KINDS = ['agent_offline', 'metric_threshold', 'certificate_expiry', 'task_failed', 'backup_age', 'update_pending'] as const satisfies readonly AlertRuleKind[];
+export const RULE_KINDS = ['agent_offline', 'metric_threshold', 'certificate_expiry', 'task_failed', 'backup_age', 'update_pending', 'check_state'] as const satisfies readonly AlertRuleKind[];
 
 export const THRESHOLD_OPERATORS = ['>', '>=', '<', '<='] as const;
 export type ThresholdOperator = (typeof THRESHOLD_OPERATORS)[number];
@@ -56,6 +56,17 @@ export const updatePendingParams = z.strictObject({
   hours: z.number().int().min(1).max(8_760).default(24).describe('Fires when a requested update has not been applied (flag still set) after this many hours'),
 });
 
+export const checkStateParams = z.strictObject({
+  states: z
+    .array(z.enum(['warning', 'critical', 'unknown']))
+    .min(1)
+    .default(['critical'])
+    .describe('Check states that fire; a check back in another state (OK) resolves its alert'),
+  policy_id: z.number().int().min(1).optional().describe("Only this policy's checks (default: every check)"),
+  check_id: z.string().min(1).max(64).optional().describe('Only this check'),
+  for_seconds: z.number().int().min(0).max(DAY_SECONDS).default(300).describe('How long the check must have been in one of the states before it fires'),
+});
+
 export const RULE_PARAMS = {
   agent_offline: agentOfflineParams,
   metric_threshold: metricThresholdParams,
@@ -63,6 +74,7 @@ export const RULE_PARAMS = {
   task_failed: taskFailedParams,
   backup_age: backupAgeParams,
   update_pending: updatePendingParams,
+  check_state: checkStateParams,
 } as const satisfies Record<AlertRuleKind, z.ZodType>;
 
 export type RuleParams = { [K in AlertRuleKind]: z.output<(typeof RULE_PARAMS)[K]> };

@@ -14,7 +14,7 @@ export type DeliveryOutcome = ApiBody<'/notification-channels/{id}/test', 'post'
 export type MaintenanceWindow = ApiItem<'/maintenance-windows'>;
 
 export type RuleKind = AlertRule['kind'];
-export const RULE_KINDS = allOf<RuleKind>()(['agent_offline', 'metric_threshold', 'certificate_expiry', 'task_failed', 'backup_age', 'update_pending']);
+export const RULE_KINDS = allOf<RuleKind>()(['agent_offline', 'metric_threshold', 'certificate_expiry', 'task_failed', 'backup_age', 'update_pending', 'check_state']);
 
 export const KIND_LABELS: Record<string, string> = {
   agent_offline: 'Agent offline',
@@ -23,6 +23,7 @@ export const KIND_LABELS: Record<string, string> = {
   task_failed: 'Task failed',
   backup_age: 'Backup age',
   update_pending: 'Update pending',
+  check_state: 'Check state',
   flapping: 'Flapping',
 };
 

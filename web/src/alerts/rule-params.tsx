@@ -19,6 +19,8 @@ export interface ParamsDraft {
   taskWarning: boolean;
   backupDays: string;
   hours: string;
+  checkStates: { warning: boolean; critical: boolean; unknown: boolean };
+  checkPolicyId: string;
 }
 
 export const DEFAULT_PARAMS: ParamsDraft = {
@@ -36,6 +38,8 @@ export const DEFAULT_PARAMS: ParamsDraft = {
   taskWarning: true,
   backupDays: '7',
   hours: '24',
+  checkStates: { warning: false, critical: true, unknown: false },
+  checkPolicyId: '',
 };
 
 const str = (v: unknown, fallback: string) => (typeof v === 'number' || typeof v === 'string' ? String(v) : fallback);
@@ -68,6 +72,15 @@ export function draftOf(kind: RuleKind, p: Record<string, unknown>): ParamsDraft
       return { ...d, backupDays: str(p.days, d.backupDays) };
     case 'update_pending':
       return { ...d, hours: str(p.hours, d.hours) };
+    case 'check_state': {
+      const states = Array.isArray(p.states) ? p.states : ['critical'];
+      return {
+        ...d,
+        checkStates: { warning: states.includes('warning'), critical: states.includes('critical'), unknown: states.includes('unknown') },
+        checkPolicyId: str(p.policy_id, ''),
+        forSeconds: str(p.for_seconds, d.forSeconds),
+      };
+    }
   }
 }
 
@@ -92,6 +105,12 @@ export function paramsFor(kind: RuleKind, d: ParamsDraft): Record<string, unknow
       return { days: Number(d.backupDays) };
     case 'update_pending':
       return { hours: Number(d.hours) };
+    case 'check_state': {
+      const p: Record<string, unknown> = { states: (['warning', 'critical', 'unknown'] as const).filter((s) => d.checkStates[s]), for_seconds: Number(d.forSeconds) };
+      const policyId = optionalNumber(d.checkPolicyId);
+      if (policyId !== undefined) p.policy_id = policyId;
+      return p;
+    }
   }
 }
 
@@ -113,6 +132,8 @@ export function describeParams(kind: string, p: Record<string, unknown>): string
       return `newest backup older than ${str(p.days, '7')} days`;
     case 'update_pending':
       return `requested update not applied after ${str(p.hours, '24')} h`;
+    case 'check_state':
+      return `check ${(Array.isArray(p.states) ? p.states : ['critical']).join(' or ')} for ${str(p.for_seconds, '300')} s${p.policy_id !== undefined ? ` (policy ${str(p.policy_id, '')})` : ''}`;
     default:
       return '';
   }
@@ -233,6 +254,24 @@ export function RuleParamsFields({ id, kind, draft, onChange, errors }: { id: st
         <div className="row">
           <NumberField {...common} label="Not applied after (hours)" field="params.hours" value={draft.hours} onChange={(v) => set('hours', v)} min={1} max={8_760} />
         </div>
+      );
+    case 'check_state':
+      return (
+        <>
+          <fieldset className="row plain">
+            <legend>Check states that fire</legend>
+            {(['critical', 'warning', 'unknown'] as const).map((state) => (
+              <label key={state} className="inline">
+                <input type="checkbox" checked={draft.checkStates[state]} onChange={(e) => set('checkStates', { ...draft.checkStates, [state]: e.target.checked })} /> {state}
+              </label>
+            ))}
+            <FieldError errors={errors} field="params.states" id={`${id}-params-states`} />
+          </fieldset>
+          <div className="row">
+            <NumberField {...common} label="For (seconds)" field="params.for_seconds" value={draft.forSeconds} onChange={(v) => set('forSeconds', v)} min={0} max={86_400} />
+            <NumberField {...common} label="Only policy (id, optional)" field="params.policy_id" value={draft.checkPolicyId} onChange={(v) => set('checkPolicyId', v)} min={1} required={false} placeholder="every check" />
+          </div>
+        </>
       );
   }
 }

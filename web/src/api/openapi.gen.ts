@@ -1158,7 +1158,7 @@ export interface paths {
          * Create an alert rule
          * @description A rule covers every agent (customer_id and agent_id null: global), one customer’s agents (customer_id) or one agent (agent_id); not both (400). The customer must exist and the agent must be one the caller can see (else 404). A customer-scoped API key sees its customer’s rules, its agents’ rules and the global rules; global rules are read-only to it (403 on create, change or delete), and other customers’ rules do not exist for it (404).
          *
-         *     params are checked against the kind and stored with every default applied (a bad field: 400 with details at `params.<field>`): agent_offline {minutes = 5, status = offline|stale} — minutes below the status threshold (2 for stale, 5 for offline) are stored as given but the rule fires at the threshold, since an agent is only stale or offline from then on; metric_threshold {metric, label?, operator, threshold, for_seconds = 300, recovery_threshold? (default threshold), recovery_seconds? (default for_seconds)}; certificate_expiry {days = 14}; task_failed {statuses = [error, completed_with_warning]}; backup_age {days = 7}; update_pending {hours = 24}. name 1–100 characters (trimmed); enabled defaults to true; reminder_minutes null (default, no reminders) or 5–10080. channel_ids: 0–20 channels, each existing, usable by the caller (a customer-scoped key: only its customer’s channels) and global or of the rule’s customer (the agent’s customer for an agent rule; a global rule: global channels only); otherwise 400 naming the channel.
+         *     params are checked against the kind and stored with every default applied (a bad field: 400 with details at `params.<field>`): agent_offline {minutes = 5, status = offline|stale} — minutes below the status threshold (2 for stale, 5 for offline) are stored as given but the rule fires at the threshold, since an agent is only stale or offline from then on; metric_threshold {metric, label?, operator, threshold, for_seconds = 300, recovery_threshold? (default threshold), recovery_seconds? (default for_seconds)}; certificate_expiry {days = 14}; task_failed {statuses = [error, completed_with_warning]}; backup_age {days = 7}; update_pending {hours = 24}; check_state {states = [critical] (warning, critical, unknown), policy_id?, check_id?, for_seconds = 300}: one alert per agent and check, fired once a check has been in one of the states for for_seconds, resolved when it leaves them. name 1–100 characters (trimmed); enabled defaults to true; reminder_minutes null (default, no reminders) or 5–10080. channel_ids: 0–20 channels, each existing, usable by the caller (a customer-scoped key: only its customer’s channels) and global or of the rule’s customer (the agent’s customer for an agent rule; a global rule: global channels only); otherwise 400 naming the channel.
          */
         post: operations["createAlertRule"];
         delete?: never;
@@ -1185,7 +1185,7 @@ export interface paths {
          *
          *     A rule covers every agent (customer_id and agent_id null: global), one customer’s agents (customer_id) or one agent (agent_id); not both (400). The customer must exist and the agent must be one the caller can see (else 404). A customer-scoped API key sees its customer’s rules, its agents’ rules and the global rules; global rules are read-only to it (403 on create, change or delete), and other customers’ rules do not exist for it (404).
          *
-         *     params are checked against the kind and stored with every default applied (a bad field: 400 with details at `params.<field>`): agent_offline {minutes = 5, status = offline|stale} — minutes below the status threshold (2 for stale, 5 for offline) are stored as given but the rule fires at the threshold, since an agent is only stale or offline from then on; metric_threshold {metric, label?, operator, threshold, for_seconds = 300, recovery_threshold? (default threshold), recovery_seconds? (default for_seconds)}; certificate_expiry {days = 14}; task_failed {statuses = [error, completed_with_warning]}; backup_age {days = 7}; update_pending {hours = 24}. name 1–100 characters (trimmed); enabled defaults to true; reminder_minutes null (default, no reminders) or 5–10080. channel_ids: 0–20 channels, each existing, usable by the caller (a customer-scoped key: only its customer’s channels) and global or of the rule’s customer (the agent’s customer for an agent rule; a global rule: global channels only); otherwise 400 naming the channel.
+         *     params are checked against the kind and stored with every default applied (a bad field: 400 with details at `params.<field>`): agent_offline {minutes = 5, status = offline|stale} — minutes below the status threshold (2 for stale, 5 for offline) are stored as given but the rule fires at the threshold, since an agent is only stale or offline from then on; metric_threshold {metric, label?, operator, threshold, for_seconds = 300, recovery_threshold? (default threshold), recovery_seconds? (default for_seconds)}; certificate_expiry {days = 14}; task_failed {statuses = [error, completed_with_warning]}; backup_age {days = 7}; update_pending {hours = 24}; check_state {states = [critical] (warning, critical, unknown), policy_id?, check_id?, for_seconds = 300}: one alert per agent and check, fired once a check has been in one of the states for for_seconds, resolved when it leaves them. name 1–100 characters (trimmed); enabled defaults to true; reminder_minutes null (default, no reminders) or 5–10080. channel_ids: 0–20 channels, each existing, usable by the caller (a customer-scoped key: only its customer’s channels) and global or of the rule’s customer (the agent’s customer for an agent rule; a global rule: global channels only); otherwise 400 naming the channel.
          */
         put: operations["replaceAlertRule"];
         post?: never;
@@ -3328,7 +3328,7 @@ export interface components {
             enabled: boolean;
             id: number;
             /** @enum {string} */
-            kind: "agent_offline" | "metric_threshold" | "certificate_expiry" | "task_failed" | "backup_age" | "update_pending";
+            kind: "agent_offline" | "metric_threshold" | "certificate_expiry" | "task_failed" | "backup_age" | "update_pending" | "check_state";
             name: string;
             /** @description The kind’s params with every default applied */
             params: {
@@ -7633,7 +7633,7 @@ export interface operations {
                 /** @description Rules of this customer: its own and its agents’ (not the global ones) */
                 customer_id?: number;
                 enabled?: "true" | "false";
-                kind?: "agent_offline" | "metric_threshold" | "certificate_expiry" | "task_failed" | "backup_age" | "update_pending";
+                kind?: "agent_offline" | "metric_threshold" | "certificate_expiry" | "task_failed" | "backup_age" | "update_pending" | "check_state";
                 /** @description Items per page: an integer ≥ 1; larger than 1000 is clamped to 1000. Absent: the whole list. */
                 limit?: number;
             };
@@ -7859,6 +7859,44 @@ export interface operations {
                          * @default 24
                          */
                         hours?: number;
+                    };
+                    /**
+                     * @description Remind every N minutes while firing and unacknowledged; null: never
+                     * @default null
+                     */
+                    reminder_minutes?: number | null;
+                } | {
+                    /** @description Only this agent (null or absent with customer_id also absent: every agent, a global rule) */
+                    agent_id?: string | null;
+                    /**
+                     * @description Channels notified (repeats count once); each global or of the rule’s customer (an agent rule: the agent’s customer)
+                     * @default []
+                     */
+                    channel_ids?: number[];
+                    /** @description Only this customer’s agents (null or absent: see agent_id) */
+                    customer_id?: number | null;
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    kind: "check_state";
+                    name: string;
+                    params?: {
+                        /** @description Only this check */
+                        check_id?: string;
+                        /**
+                         * @description How long the check must have been in one of the states before it fires
+                         * @default 300
+                         */
+                        for_seconds?: number;
+                        /** @description Only this policy's checks (default: every check) */
+                        policy_id?: number;
+                        /**
+                         * @description Check states that fire; a check back in another state (OK) resolves its alert
+                         * @default [
+                         *       "critical"
+                         *     ]
+                         */
+                        states?: ("warning" | "critical" | "unknown")[];
                     };
                     /**
                      * @description Remind every N minutes while firing and unacknowledged; null: never
@@ -8125,6 +8163,44 @@ export interface operations {
                          * @default 24
                          */
                         hours?: number;
+                    };
+                    /**
+                     * @description Remind every N minutes while firing and unacknowledged; null: never
+                     * @default null
+                     */
+                    reminder_minutes?: number | null;
+                } | {
+                    /** @description Only this agent (null or absent with customer_id also absent: every agent, a global rule) */
+                    agent_id?: string | null;
+                    /**
+                     * @description Channels notified (repeats count once); each global or of the rule’s customer (an agent rule: the agent’s customer)
+                     * @default []
+                     */
+                    channel_ids?: number[];
+                    /** @description Only this customer’s agents (null or absent: see agent_id) */
+                    customer_id?: number | null;
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    kind: "check_state";
+                    name: string;
+                    params?: {
+                        /** @description Only this check */
+                        check_id?: string;
+                        /**
+                         * @description How long the check must have been in one of the states before it fires
+                         * @default 300
+                         */
+                        for_seconds?: number;
+                        /** @description Only this policy's checks (default: every check) */
+                        policy_id?: number;
+                        /**
+                         * @description Check states that fire; a check back in another state (OK) resolves its alert
+                         * @default [
+                         *       "critical"
+                         *     ]
+                         */
+                        states?: ("warning" | "critical" | "unknown")[];
                     };
                     /**
                      * @description Remind every N minutes while firing and unacknowledged; null: never
