@@ -49,6 +49,8 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
     const res = await asUser(`/agents/${onA.agentId}/desktop`, {});
     expect(res.status, await res.clone().text()).toBe(201);
     const desktop = (await res.json()) as { tunnel_id: string; websocket_path: string };
+    // Counted before the socket opens: the tunnel may reach the VNC server before 'open' is seen here.
+    const before = vnc.connections;
     const ws = new WebSocket(`${c.b.url.replace('http:', 'ws:')}${desktop.websocket_path}?token=${token}`);
     // Listen before 'open': the server's greeting can arrive with the upgrade's response, and ws emits it
     // before an await after 'open' resumes (this test hung for its whole timeout in CI that way).
@@ -59,7 +61,6 @@ describe.skipIf(testDbKind() !== 'postgres' || rig.skip)(rig.title, { timeout: P
       ws.once('unexpected-response', (_req, r) => reject(new Error(`refused: ${r.statusCode}`)));
       ws.once('error', reject);
     });
-    const before = vnc.connections;
     ws.send(CLIENT_HANDSHAKE);
     await handshake;
     const input = [rfb.setEncodings(), rfb.key(true, 0x61), rfb.updateRequest()];
