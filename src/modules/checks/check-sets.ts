@@ -107,6 +107,11 @@ export class CheckSets {
     await this.#running;
   }
 
+  /** poll() for a caller that does not wait: a failure is logged (the periodic poll tries again), never left unhandled. */
+  pollSoon(): void {
+    this.poll().catch((err: unknown) => this.logger.warn({ err }, 'could not look at the checks revision; the next poll will'));
+  }
+
   /** Waits for the work under way; nothing new starts. */
   async stop(): Promise<void> {
     this.#stopped = true;

@@ -137,6 +137,6 @@ export class CheckService {
 
   /** This instance's agents get their new sets at once; other instances see the revision within seconds. */
   #changed(): void {
-    void this.sets.poll();
+    this.sets.pollSoon();
   }
 }
