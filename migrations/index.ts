@@ -33,6 +33,7 @@ import deviceSessions from './0030_device_sessions.js';
 import agentRemoteAccess from './0031_agent_remote_access.js';
 import checks from './0032_checks.js';
 import checkStateRules from './0033_check_state_rules.js';
+import checkHistoryTime from './0034_check_history_time.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -70,4 +71,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0031_agent_remote_access', agentRemoteAccess],
   ['0032_checks', checks],
   ['0033_check_state_rules', checkStateRules],
+  ['0034_check_history_time', checkHistoryTime],
 ];

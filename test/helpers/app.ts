@@ -123,6 +123,6 @@ async function closeWithin(app: FastifyInstance, patienceMs: number): Promise<vo
 
 /**
  * The loops a server built with `backgroundJobs: true` keeps sleeping on its clock: the status
- * monitor, the metrics maintenance, the agent keep-alive, the tunnel idle sweep, the task scheduler, the alert evaluation timer, the notification dispatcher, the device recordings' retention and the checks' revision poll.
+ * monitor, the metrics maintenance, the agent keep-alive, the tunnel idle sweep, the task scheduler, the alert evaluation timer, the notification dispatcher, the device recordings' retention, the checks' revision poll and the check history's retention.
  */
-export const BACKGROUND_LOOPS = 9;
+export const BACKGROUND_LOOPS = 10;

@@ -7,6 +7,7 @@
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
 import { CHECK_CAPABILITY, MAX_CHECKS_PER_AGENT } from './check-protocol.js';
@@ -17,6 +18,14 @@ import { ScriptResolver } from './script-resolver.js';
 const BATCH = 500;
 const SENDS_IN_FLIGHT = 32;
 const SET_TIMEOUT_MS = 30_000;
+/** A set an agent did not take (timed out, refused) is offered again after this long. */
+const RETRY_AFTER_MS = 60_000;
+/**
+ * Every agent held here is compared with its computed set this often even when nothing announced a
+ * change: what no revision covers (a library script's new text, a write lost to a database hiccup)
+ * still reaches agents. Agents whose version matches are not sent anything.
+ */
+const FULL_SYNC_EVERY_MS = 10 * 60_000;
 
 interface Pushed {
   version: string;
@@ -29,7 +38,10 @@ export class CheckSets {
   /** Sets on their way to agents: an agent's results for one can arrive in the same read as its answer. */
   readonly #sending = new Map<string, Pushed>();
   readonly #waiters = new Map<string, Array<(pushed: Pushed | null) => void>>();
+  /** Agents that did not take their last set, and when that was noticed. */
+  readonly #failed = new Map<string, number>();
   #revision: string | null = null;
+  #lastFullSync: number;
   #running: Promise<void> = Promise.resolve();
   #fullPending = false;
   #stopped = false;
@@ -38,7 +50,10 @@ export class CheckSets {
     private readonly db: Kysely<Database>,
     private readonly hub: AgentHub,
     private readonly logger: Logger,
-  ) {}
+    private readonly clock: Clock,
+  ) {
+    this.#lastFullSync = clock.now().getTime();
+  }
 
   /** Agents connected here that hold the set this instance gave them. */
   holding(): number {
@@ -82,6 +97,7 @@ export class CheckSets {
 
   disconnected(agentId: string): void {
     this.#pushed.delete(agentId);
+    this.#failed.delete(agentId);
     this.#sending.delete(agentId);
     for (const waiter of this.#waiters.get(agentId) ?? []) waiter(null);
   }
@@ -93,17 +109,37 @@ export class CheckSets {
     return true;
   }
 
-  /** Every agent held here, when the revision moved since the last look (or `force`). */
+  /**
+   * Every agent held here, when the revision moved since the last look, when the periodic full sync is
+   * due, or with `force`; otherwise only the agents whose last set failed a minute or more ago.
+   */
   async poll(force = false): Promise<void> {
+    const now = this.clock.now().getTime();
     const revision = await currentRevision(this.db);
-    if (!force && revision === this.#revision) return;
+    const due = now - this.#lastFullSync >= FULL_SYNC_EVERY_MS;
+    if (!force && !due && revision === this.#revision) return this.#retryFailed(now);
     this.#revision = revision;
+    this.#lastFullSync = now;
     if (this.#fullPending) return;
     this.#fullPending = true;
     this.#enqueue(async () => {
       this.#fullPending = false;
       await this.#sync(this.hub.connectedIds().filter((id) => this.#supports(id)));
     });
+    await this.#running;
+  }
+
+  /** Agents waiting to be offered their set again (tests and the status route). */
+  failing(): number {
+    return this.#failed.size;
+  }
+
+  async #retryFailed(now: number): Promise<void> {
+    const due = [...this.#failed].filter(([, at]) => now - at >= RETRY_AFTER_MS).map(([id]) => id);
+    if (due.length === 0) return;
+    for (const id of due) this.#failed.delete(id);
+    const held = due.filter((id) => this.hub.isConnected(id) && this.#supports(id));
+    this.#enqueue(() => this.#sync(held));
     await this.#running;
   }
 
@@ -155,13 +191,16 @@ export class CheckSets {
     try {
       await this.hub.request(agentId, 'checks_set', { version, checks: given }, SET_TIMEOUT_MS);
       this.#pushed.set(agentId, pushed);
+      this.#failed.delete(agentId);
       for (const waiter of this.#waiters.get(agentId) ?? []) waiter(pushed);
       // States of checks the agent no longer runs would show as failing for ever.
       let stale = this.db.deleteFrom('check_states').where('agent_id', '=', agentId);
       if (given.length > 0) stale = stale.where('check_id', 'not in', [...pushed.checkIds]);
       await stale.execute();
     } catch (err) {
-      this.logger.warn({ err, agentId }, 'an agent did not take its set of checks');
+      // Offered again by a later poll, unless its socket goes (a new socket gets its set anyway).
+      if (this.hub.isConnected(agentId)) this.#failed.set(agentId, this.clock.now().getTime());
+      this.logger.warn({ err, agentId }, 'an agent did not take its set of checks; it is offered again in a minute');
     } finally {
       if (this.#sending.get(agentId) === pushed) this.#sending.delete(agentId);
     }

@@ -7,9 +7,10 @@ import { serverFeature } from '../../apps/server/server-feature.js';
 import { PeriodicJob } from '../../platform/periodic-job.js';
 import { CheckResults, type StateChange } from './check-results.js';
 import { CheckSets } from './check-sets.js';
+import { checkHistoryRetentionJob } from './history-retention.js';
 import { checkRoutes } from './checks.routes.js';
 import { CheckService } from './checks.service.js';
-import { bumpRevision } from './policies.repo.js';
+import { bumpRevision, policiesUseScript } from './policies.repo.js';
 import { policyRoutes } from './policies.routes.js';
 
 declare module '../../apps/server/server-feature.js' {
@@ -29,8 +30,8 @@ const REVISION_POLL_MS = 5000;
 export const checksFeature = serverFeature({
   name: 'checks',
   needs: ['agents', 'hub', 'metricLayouts'],
-  setup({ db, clock, logger, events, agents, hub, metricLayouts }) {
-    const sets = new CheckSets(db.db, hub, logger);
+  setup({ db, clock, logger, config, events, leaderWork, agents, hub, metricLayouts }) {
+    const sets = new CheckSets(db.db, hub, logger, clock);
     const results = new CheckResults(db.db, sets, metricLayouts, logger, (change) => events.emit('check.state-changed', change));
     const service = new CheckService(db.db, clock, agents, sets);
     events.on('agent.capabilities', ({ agentId, capabilities }) => sets.connected(agentId, capabilities));
@@ -42,6 +43,14 @@ export const checksFeature = serverFeature({
     events.on('agent.changed', async ({ agentId }) => {
       if (!sets.agentChanged(agentId)) await bumpRevision(db.db);
     });
+    // A check set carries the text of the library scripts it runs: a changed script is a new set.
+    events.on('script.changed', async ({ scriptId }) => {
+      if (await policiesUseScript(db.db, scriptId)) {
+        await bumpRevision(db.db);
+        sets.pollSoon();
+      }
+    });
+    leaderWork.add(checkHistoryRetentionJob(db.db, config.metricsRetentionDays, clock, logger));
     const revisionPoll = new PeriodicJob('checks revision poll', clock, REVISION_POLL_MS, logger, () => sets.poll());
     return {
       provides: { checkSets: sets, checkResults: results },
@@ -49,7 +58,7 @@ export const checksFeature = serverFeature({
         await api.register(policyRoutes, { checks: service });
         await api.register(checkRoutes, {
           checks: service,
-          status: () => ({ received_results: results.counts.received, ignored_results: results.counts.ignored, agents_with_sets: sets.holding() }),
+          status: () => ({ received_results: results.counts.received, ignored_results: results.counts.ignored, agents_with_sets: sets.holding(), agents_retrying_sets: sets.failing() }),
         });
       },
       start: () => revisionPoll.start(),

@@ -84,7 +84,8 @@ const SCOPE = "The agent must be within the caller's customer scope (else 404)."
 const statusSchema = z.object({
   received_results: z.number().int().describe('Results agents sent to this instance since it started'),
   ignored_results: z.number().int().describe('Among them, results for checks the agent was not given (dropped)'),
-  agents_with_sets: z.number().int().describe('Agents connected here that hold their current set'),
+  agents_with_sets: z.number().int().describe('Agents connected here that acknowledged a set from this instance (the current one, or the last they took)'),
+  agents_retrying_sets: z.number().int().describe('Agents connected here that did not take their last set (timed out or refused); it is offered again a minute later'),
 });
 
 export const checkRoutes: FastifyPluginAsyncZod<{ checks: CheckService; status: () => z.infer<typeof statusSchema> }> = async (app, { checks, status }) => {

@@ -163,3 +163,14 @@ export async function deleteOverride(db: Db, agentId: string, checkId: string): 
     return gone !== undefined;
   });
 }
+
+/** Whether any policy's check runs library script `scriptId` (its set then changes with the script). */
+export async function policiesUseScript(db: Db, scriptId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('policy_checks')
+    .select('id')
+    .where(sql<boolean>`params->>'script_id' = ${String(scriptId)}`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -35,7 +35,13 @@ export class ScriptService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
-    private readonly deps: { agents: AgentService; commander: AgentCommander; history: CommandHistory },
+    private readonly deps: {
+      agents: AgentService;
+      commander: AgentCommander;
+      history: CommandHistory;
+      /** A script's text or platforms changed, or it went: check sets that carry it must be sent again. */
+      changed?: (id: number) => void;
+    },
   ) {}
 
   list(page: PageRequest): Promise<Page<Script>> {
@@ -55,12 +61,14 @@ export class ScriptService {
     requireUnscoped(caller);
     const row = await repo.updateScript(this.db, id, values, this.clock.now()).catch((err: unknown) => Promise.reject(duplicate(err)));
     if (!row) throw notFound();
+    this.deps.changed?.(id);
     return row;
   }
 
   async delete(caller: Caller, id: number): Promise<void> {
     requireUnscoped(caller);
     if (!(await repo.deleteScript(this.db, id))) throw notFound();
+    this.deps.changed?.(id);
   }
 
   /**

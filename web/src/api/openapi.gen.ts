@@ -10939,7 +10939,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Agents connected here that hold their current set */
+                        /** @description Agents connected here that did not take their last set (timed out or refused); it is offered again a minute later */
+                        agents_retrying_sets: number;
+                        /** @description Agents connected here that acknowledged a set from this instance (the current one, or the last they took) */
                         agents_with_sets: number;
                         /** @description Among them, results for checks the agent was not given (dropped) */
                         ignored_results: number;
