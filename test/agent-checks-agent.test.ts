@@ -2,7 +2,9 @@
 // answers checks_set (refusing a malformed set and keeping the old one), sends check_results with the
 // set's version and a state change when a listener the test closes goes away, keeps the set across a
 // restart and runs it before any server is reached. The server here is a small protocol peer (register,
-// heartbeat, the agent socket), since the server's side of checks is built separately.
+// heartbeat, the agent socket) because these cases are what the real server never sends: a malformed
+// set, and checks_set to an agent that did not announce checks. The agent with the real server, its
+// policies and plugins: checks-reference-agent.test.ts.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

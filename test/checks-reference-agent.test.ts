@@ -109,3 +109,22 @@ describe.skipIf(!havePlugins)('checks on the reference agent (issue 61; needs mo
     expect(back.agent.checkSet?.checks.map((c) => c.name).sort()).toEqual(['built-in http', 'built-in tcp', 'node runs', 'plugin disk', 'plugin http', 'plugin tcp']);
   });
 });
+
+describe('an agent that predates checks (issue 61)', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  it('is shown as not running checks, gets no set, and keeps working', async () => {
+    const before = (await call('GET', '/checks/status')).json() as { agents_with_sets: number };
+    const old = await s.startAgent(key, { name: 'old-agent', checks: false });
+    expect((await call('PATCH', `/agents/${old.id}`, { tags: ['lob'] })).statusCode).toBe(200);
+    const view = (await call('GET', `/agents/${old.id}/checks`)).json() as { supported: boolean; version: string | null; checks: CheckView[] };
+    expect(view.supported).toBe(false);
+    // The server still says what the policy would run there; nothing ran.
+    expect(view.checks.length).toBeGreaterThan(0);
+    expect(view.checks.every((c) => c.state === null)).toBe(true);
+    expect(old.agent.checkSet).toBeNull();
+    expect(((await call('GET', '/checks/status')).json() as { agents_with_sets: number }).agents_with_sets).toBe(before.agents_with_sets);
+    // Its socket is in use as before: a command goes through.
+    const ran = await call('POST', `/agents/${old.id}/exec`, { command: 'echo still here', timeout: 10 });
+    expect(ran.statusCode, ran.body).toBe(200);
+    expect(ran.body).toContain('still here');
+  });
+});
