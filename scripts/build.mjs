@@ -1,6 +1,7 @@
-// Builds what `npm start` runs: the server (TypeScript → dist/src, dist/migrations) and the web console
-// (Vite → dist/web). `--if-stale` (what `npm start` passes) builds only the parts whose sources changed
-// since their last build here, so an unchanged tree starts at once instead of re-running both tools.
+// Builds what `npm start` runs: the server (TypeScript → dist/src, dist/migrations), the web console
+// (Vite → dist/web) and the embedded database's empty seed (dist/pglite-seed.tar.gz). `--if-stale` (what
+// `npm start` passes) builds only the parts whose sources changed since their last build here, so an
+// unchanged tree starts at once instead of re-running the tools.
 // A part's sources are hashed (source-hash.mjs), not dated.
 // Plain JavaScript, no dependencies: it runs before anything is compiled.
 import { spawnSync } from 'node:child_process';
@@ -27,6 +28,13 @@ const PARTS = [
     sources: { dirs: ['web'], files: ['package-lock.json'], skip: () => false },
     output: 'dist/web/index.html',
     command: [bin('vite'), 'build', 'web', '--logLevel', 'warn'],
+  },
+  {
+    name: 'pglite-seed',
+    what: "the embedded database's empty seed (dist/pglite-seed.tar.gz)",
+    sources: { dirs: [], files: ['package-lock.json', 'scripts/make-pglite-seed.mjs'], skip: () => false },
+    output: 'dist/pglite-seed.tar.gz',
+    command: [process.execPath, path.join(ROOT, 'scripts', 'make-pglite-seed.mjs')],
   },
 ];
 

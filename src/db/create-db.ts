@@ -14,6 +14,7 @@ import { FairPGliteDialect } from './pglite-fair-dialect.js';
 import { preparedNameOf, preparingRegisteredTexts } from './prepared-statements.js';
 import { withTimeSlices } from './pglite-time-slices.js';
 import { pgliteArtifacts } from './pglite-artifacts.js';
+import { seedFor } from './pglite-seed.js';
 import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
@@ -80,7 +81,7 @@ export async function createDb<DB = Database>(
   // Two processes on one PGlite directory would corrupt it; the lock makes the second one refuse to start.
   const lock = await acquireDataDirLock(config.dataDir);
   try {
-    const handle = await openPglite<DB>({ dataDir: dir });
+    const handle = await openPglite<DB>({ dataDir: dir, loadDataDir: await seedFor(dir) });
     return { ...handle, close: once(() => handle.close().finally(() => lock.release())) };
   } catch (err) {
     await lock.release();
