@@ -28,7 +28,8 @@ export function AgentChecksTab({ agent }: TabProps) {
   if (!supported) {
     return (
       <p className="banner banner-info" data-testid="checks-unsupported">
-        This agent does not run checks: its version predates them. Update it to run the {list.length === 1 ? 'check' : `${list.length} checks`} its policies give it.
+        This agent does not run checks: its version predates them.
+        {list.length > 0 && ` Updated, it would run the ${list.length === 1 ? 'check' : `${list.length} checks`} its policies give it.`}
       </p>
     );
   }
