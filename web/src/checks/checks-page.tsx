@@ -4,7 +4,7 @@
 // customer, as the server refuses the list to everyone else.
 import type { ComponentType } from 'react';
 import { useAccess } from '../auth/access';
-import { Link } from '../router';
+import { SectionTabs } from '../ui/section-tabs';
 import { usePageTitle } from '../ui/page-title';
 import { FailingTab } from './failing-tab';
 import { PoliciesTab } from './policies-tab';
@@ -32,13 +32,7 @@ export function ChecksPage({ tab }: { tab: string }) {
   return (
     <section className="checks-page">
       <h1>Checks</h1>
-      <nav className="tabs" aria-label="Checks sections">
-        {tabs.map((t) => (
-          <Link key={t.id} to={t.id === 'failing' ? '/checks' : `/checks/${t.id}`} aria-current={t.id === current.id ? 'page' : undefined}>
-            {t.label}
-          </Link>
-        ))}
-      </nav>
+      <SectionTabs label="Checks sections" base="/checks" tabs={tabs} current={current.id} />
       <div className="tab-body">
         <Current />
       </div>
