@@ -1,11 +1,13 @@
 // Issue 61's console in headless Chromium against the real server and the reference agent, which runs
 // the checks it is given on this host: a policy created on the Checks page (a port out of range first,
 // refused beside that check's params), the agent's Checks tab showing an OK and a CRITICAL check with
-// history, the fleet's failing view listing the critical one under its customer and linking to it, an
-// override that leaves the check out and the way back; an agent that predates checks says so.
+// its history and perfdata chart, the fleet's failing view listing the critical one under its customer
+// and linking to it, overrides (the check left out and back; another interval); an agent that predates
+// checks says so. The open form and the chosen check pass axe.
 import net, { type AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, BLOCKING, describeViolations } from '../helpers/axe.js';
 import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
 import { FAST_CHECKS } from '../helpers/console-seed.js';
 import { freePort } from '../helpers/free-port.js';
@@ -77,6 +79,8 @@ describe('checks and policies in the console (issue 61)', { timeout: PROCESS_TES
     const error = form.locator('[data-field="checks.1.params"]');
     await expect.poll(() => error.textContent(), { timeout: 10_000 }).toMatch(/^port: /);
     await expect(form.getByTestId('policy-check').nth(1).getByLabel('Params (JSON)').getAttribute('aria-invalid')).resolves.toBe('true');
+    // The open form with an error (the page walks of console-a11y see only the list) passes axe.
+    expect(describeViolations(await axeViolations(page, BLOCKING))).toEqual([]);
     await form.getByTestId('policy-check').nth(1).getByLabel('Params (JSON)').fill(JSON.stringify({ host: '127.0.0.1', port: closedPort }));
     await form.getByRole('button', { name: 'Create policy' }).click();
     const row = page.getByTestId('policy-row').filter({ hasText: 'Line of business' });
@@ -95,6 +99,8 @@ describe('checks and policies in the console (issue 61)', { timeout: PROCESS_TES
     await checkRow('db port').getByRole('link', { name: 'db port' }).click();
     const detail = page.getByTestId('check-detail');
     await expect.poll(() => detail.getByTestId('check-history').textContent(), { timeout: 15_000 }).toContain('critical');
+    await detail.getByRole('form', { name: 'Override of db port' }).waitFor();
+    expect(describeViolations(await axeViolations(page, BLOCKING))).toEqual([]);
   });
 
   it("lists the critical check in the fleet's failing view under its customer, linking to the agent's check", async () => {
@@ -127,6 +133,8 @@ describe('checks and policies in the console (issue 61)', { timeout: PROCESS_TES
   it('changes an interval by override and removes the override', async () => {
     await checkRow('app port').getByRole('link', { name: 'app port' }).click();
     const detail = page.getByTestId('check-detail');
+    // Its perfdata `time` is the metric series check_perf `<check id>/time`, drawn as the Metrics tab draws.
+    await detail.getByTestId('check-perf-time').locator('.time-chart canvas').waitFor({ timeout: 20_000 });
     await detail.getByLabel(/^Every \(seconds; empty: the policy's 10\)/).fill('30');
     await detail.getByRole('button', { name: 'Save override' }).click();
     await checkRow('app port').getByText('overridden').waitFor({ timeout: 10_000 });

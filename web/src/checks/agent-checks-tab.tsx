@@ -1,6 +1,7 @@
 // An agent's Checks tab (issue 61): the checks its policies give it, each with its latest state, and
 // the chosen one's history, perfdata charts and override (kept in the URL as ?check=, so the failing
 // view can link straight to it). An agent older than checks runs none: the tab says so and shows nothing else.
+import { useEffect, useState } from 'react';
 import type { TabProps } from '../agent-detail/tab-props';
 import { api } from '../api/client';
 import { Link, useQuery } from '../router';
@@ -14,9 +15,14 @@ import { ExcludedChecks } from './override-form';
 import './checks.css';
 
 const REFRESH_MS = 30_000;
+/** While a check awaits its first result (a policy just saved), its state comes within seconds: look sooner. */
+const PENDING_REFRESH_MS = 5_000;
 
 export function AgentChecksTab({ agent }: TabProps) {
-  const checks = useResource((signal) => api<AgentChecks>(`/agents/${encodeURIComponent(agent.id)}/checks`, { signal }), [agent.id], { refreshMs: REFRESH_MS });
+  const [pending, setPending] = useState(false);
+  const checks = useResource((signal) => api<AgentChecks>(`/agents/${encodeURIComponent(agent.id)}/checks`, { signal }), [agent.id], { refreshMs: pending ? PENDING_REFRESH_MS : REFRESH_MS });
+  const anyPending = checks.data?.supported === true && checks.data.checks.some((c) => c.state === null);
+  useEffect(() => setPending(anyPending), [anyPending]);
   const overrides = useResource((signal) => api<CheckOverride[]>(`/agents/${encodeURIComponent(agent.id)}/check-overrides`, { signal }), [agent.id]);
   const chosenId = useQuery().get('check');
   const changed = () => {
