@@ -8,10 +8,10 @@ import type { Customer } from '../api/types';
 import { FieldError, fieldErrors, invalidProps } from '../alerts/field-errors';
 import { PLATFORM_LABELS } from '../api/types';
 import { useSubmit } from '../ui/use-submit';
-import { ErrorBanner } from '../ui/widgets';
 import { PLATFORMS, type Policy } from './check-types';
 import { PolicyCheckFields } from './policy-check-fields';
 import { newCheckDraft, policyBodyOf, policyDraftOf, type PolicyDraft } from './policy-draft';
+import { FormFooter } from '../ui/form-footer';
 
 interface Props {
   policy: Policy | null;
@@ -110,15 +110,7 @@ export function PolicyForm({ policy, customers, onSaved, onCancel }: Props) {
           Add check
         </button>
       </div>
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Saving…' : policy ? 'Save policy' : 'Create policy'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
-      <ErrorBanner error={error} />
+      <FormFooter busy={busy} error={error} submitLabel={policy ? 'Save policy' : 'Create policy'} onCancel={onCancel} />
     </form>
   );
 }
