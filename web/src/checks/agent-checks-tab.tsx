@@ -15,13 +15,16 @@ import { ExcludedChecks } from './override-form';
 import './checks.css';
 
 const REFRESH_MS = 30_000;
-/** While a check awaits its first result (a policy just saved), its state comes within seconds: look sooner. */
+/**
+ * While a connected agent's check awaits its first result (a policy just saved), its state comes within
+ * seconds: look sooner. An agent that is away sends nothing, so it is not asked about more often.
+ */
 const PENDING_REFRESH_MS = 5_000;
 
 export function AgentChecksTab({ agent }: TabProps) {
   const [pending, setPending] = useState(false);
   const checks = useResource((signal) => api<AgentChecks>(`/agents/${encodeURIComponent(agent.id)}/checks`, { signal }), [agent.id], { refreshMs: pending ? PENDING_REFRESH_MS : REFRESH_MS });
-  const anyPending = checks.data?.supported === true && checks.data.checks.some((c) => c.state === null);
+  const anyPending = agent.connected && checks.data?.supported === true && checks.data.checks.some((c) => c.state === null);
   useEffect(() => setPending(anyPending), [anyPending]);
   const overrides = useResource((signal) => api<CheckOverride[]>(`/agents/${encodeURIComponent(agent.id)}/check-overrides`, { signal }), [agent.id]);
   const chosenId = useQuery().get('check');
