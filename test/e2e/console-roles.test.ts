@@ -82,6 +82,8 @@ describe('the console by role and customers', { timeout: PROCESS_TEST_TIMEOUT_MS
     { path: () => '/alerts/channels', loaded: (p) => p.getByRole('region', { name: 'Notification channels' }), control: (p) => p.getByRole('button', { name: 'New channel' }) },
     { path: () => '/firmware', loaded: (p) => p.getByTestId('firmware-agent-row').first(), control: (p) => p.getByRole('button', { name: 'Request update' }).first() },
     { path: () => '/scripts', loaded: (p) => p.getByText('Scripts run on one agent'), control: (p) => p.getByRole('button', { name: 'New script' }) },
+    // Check policies (issue 61) are server-wide: a read user with every customer reads them, never changes them.
+    { path: () => '/checks/policies', loaded: (p) => p.getByText('Each agent runs the checks'), control: (p) => p.getByRole('button', { name: 'New policy' }) },
   ];
   const nav = (p: Page, label: string) => p.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label, exact: true });
 
@@ -143,6 +145,12 @@ describe('the console by role and customers', { timeout: PROCESS_TEST_TIMEOUT_MS
       expect(await page.getByRole('form', { name: 'Upload firmware' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Store installer' }).count()).toBe(0);
       expect(await page.getByRole('button', { name: 'Request update', exact: true }).count()).toBe(1);
+
+      // Policies name every customer: no Policies tab for a limited user, the failing view instead.
+      await page.goto(`${server.url}/checks/policies`);
+      await page.getByRole('region', { name: 'Failing checks' }).waitFor({ timeout: 15_000 });
+      await page.waitForLoadState('networkidle');
+      expect(await page.getByRole('navigation', { name: 'Checks sections' }).getByRole('link', { name: 'Policies' }).count()).toBe(0);
 
       // Beta's agent is out of reach even by its address.
       await page.goto(`${server.url}/agents/${ids.agentB}`);

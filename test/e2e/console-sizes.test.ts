@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOT_DIR } from '../helpers/browser.js';
 import { startConsole, type ConsoleRun } from '../helpers/console-run.js';
-import { fixtureSystem, sitePages } from '../helpers/console-seed.js';
+import { FAST_CHECKS, fixtureSystem, seedCheckPolicy, sitePages } from '../helpers/console-seed.js';
 import { adminToken, bearer, createCustomer, createKey } from '../helpers/identity.js';
 import { layoutProblems } from '../helpers/layout-checks.js';
 import type { LiveServer } from '../helpers/live-agent.js';
@@ -40,8 +40,8 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
     const customer = await createCustomer(server.app, token, '10001', 'Bäckerei Sonnenschein GmbH');
     const key = (await createKey(server.app, bearer(token), 'agent')).key;
     await createKey(server.app, bearer(token), 'read', customer.id);
-    const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json') });
-    const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json') });
+    const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json'), checks: FAST_CHECKS });
+    const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json'), checks: FAST_CHECKS });
     const windows = await server.startAgent(key, { name: 'ws-buchhaltung-01', hostname: 'WS-BUCHHALTUNG-01', platform: 'windows', collectSystem: () => fixtureSystem('heartbeat-windows.json'),
     // A pretend Windows machine on this host: its device (C:\ files, services) is the fleet's simulated one.
     deviceHandlers: simulatedDeviceHandlers('windows', 'WS-BUCHHALTUNG-01') });
@@ -77,6 +77,8 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
     await post('/scripts', { name: 'Disk report', description: 'df for the technician', shell: 'sh', body: 'df -h "$MOUNT"', parameters: [{ name: 'MOUNT', default: '/' }], platforms: ['linux', 'freebsd'] });
     const exec = await post(`/agents/${hypervisor.id}/exec`, { command: 'echo "Filesystem Size Used Avail Use% Mounted on"' });
     const bulk = await post('/bulk-actions', { action: 'update_check', target: { customer_id: customer.id } });
+    // Issue 61: checks with states, one critical, for the Checks pages and tabs.
+    const checkPath = await seedCheckPolicy(server, token, customer.id, hypervisor.id);
 
     await run.signInToFleet('admin', PASSWORD);
     pages.push({ name: 'fleet', path: '/' }, { name: 'agents', path: '/agents' });
@@ -88,6 +90,7 @@ describe('every console page at desktop and phone sizes', { timeout: PROCESS_TES
       expect(tabs.length).toBeGreaterThanOrEqual(4);
       for (const tab of tabs) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}` });
     }
+    pages.push({ name: 'hypervisor-check', path: checkPath });
     pages.push(...sitePages({ customerId: customer.id, taskId, historyId: Number(exec.history_id), bulkId: Number(bulk.id) }));
 
     if (KEEP_SCREENSHOTS) await mkdir(join(SCREENSHOT_DIR, 'pages'), { recursive: true });

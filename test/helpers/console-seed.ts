@@ -4,6 +4,7 @@
 // entries, a script, a command in the history and a bulk action. Returns every page to visit.
 import { expect, vi } from 'vitest';
 import { fixtureText } from './fixtures.js';
+import { freePort } from './free-port.js';
 import { adminToken, bearer, createCustomer, createKey } from './identity.js';
 import type { LiveAgent, LiveServer } from './live-agent.js';
 import { TunnelTargets } from './tunnels.js';
@@ -23,6 +24,40 @@ export interface SeededConsole {
   agents: { firewall: LiveAgent; hypervisor: LiveAgent; windows: LiveAgent };
   token: string;
   close(): Promise<void>;
+}
+
+/** The reference agent's check timings shortened, so checks have states within seconds, not a minute. */
+export const FAST_CHECKS = { changeReportDelayMs: 100, reportIntervalMs: 1000, firstRunMaxDelayMs: 500 };
+
+/**
+ * A check policy for the customer's agents (issue 61): a disk check that passes and a port nothing
+ * listens on, CRITICAL. Waits until `agentId` has reported both; returns the path of its Checks tab
+ * with the critical check chosen (history, perfdata chart, override form).
+ */
+export async function seedCheckPolicy(server: LiveServer, token: string, customerId: number, agentId: string): Promise<string> {
+  const closed = await freePort();
+  const policy = await server.app.inject({
+    method: 'POST',
+    url: '/api/v1/check-policies',
+    headers: bearer(token),
+    payload: {
+      name: 'Grundschutz',
+      description: 'Disk and the mail relay on every machine of the customer',
+      customer_ids: [customerId],
+      checks: [
+        { name: 'Root disk', kind: 'disk', params: { mount: '/', warn_percent: 99.5, crit_percent: 99.9 }, interval_seconds: 60 },
+        { name: 'Mail relay', kind: 'tcp', params: { host: '127.0.0.1', port: closed, warn_ms: 500 }, interval_seconds: 60, timeout_seconds: 5 },
+      ],
+    },
+  });
+  expect(policy.statusCode, policy.body).toBe(201);
+  const states = async () => {
+    const res = await server.app.inject({ method: 'GET', url: `/api/v1/agents/${agentId}/checks`, headers: bearer(token) });
+    return (res.json() as { checks: Array<{ id: string; name: string; state: string | null }> }).checks;
+  };
+  await vi.waitFor(async () => expect((await states()).every((c) => c.state !== null)).toBe(true), { timeout: 30_000, interval: 250 });
+  const relay = (await states()).find((c) => c.name === 'Mail relay')!;
+  return `/agents/${agentId}/checks?check=${relay.id}`;
 }
 
 /** A fixture heartbeat's system data, without the fields the reference agent sends itself. */
@@ -46,8 +81,8 @@ export async function seedConsole(server: LiveServer, password: string): Promise
 
   // A threshold every fixture crosses, at once: open alerts on every agent.
   await call('POST', '/alert-rules', { name: 'Disk over 2 %', kind: 'metric_threshold', params: { metric: 'disk_used_percent', operator: '>', threshold: 2, for_seconds: 0 } });
-  const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json') });
-  const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json') });
+  const firewall = await server.startAgent(key, { name: 'fw-sonnenschein', hostname: 'fw-sonnenschein.example', platform: 'freebsd', collectSystem: () => fixtureSystem('heartbeat-freebsd.json'), checks: FAST_CHECKS });
+  const hypervisor = await server.startAgent(key, { name: 'pve-sonnenschein', hostname: 'pve-sonnenschein', platform: 'linux', collectSystem: () => fixtureSystem('heartbeat-linux.json'), checks: FAST_CHECKS });
   const windows = await server.startAgent(key, { name: 'ws-buchhaltung-01', hostname: 'WS-BUCHHALTUNG-01', platform: 'windows', collectSystem: () => fixtureSystem('heartbeat-windows.json'),
     // A pretend Windows machine on this host: its device (C:\ files, services) is the fleet's simulated one.
     deviceHandlers: simulatedDeviceHandlers('windows', 'WS-BUCHHALTUNG-01') });
@@ -76,6 +111,7 @@ export async function seedConsole(server: LiveServer, password: string): Promise
   await call('POST', '/scripts', { name: 'Disk report', description: 'df for the technician', shell: 'sh', body: 'df -h "$MOUNT"', parameters: [{ name: 'MOUNT', default: '/' }], platforms: ['linux', 'freebsd'] });
   const exec = await call('POST', `/agents/${hypervisor.id}/exec`, { command: 'echo "Filesystem Size Used Avail Use% Mounted on"' });
   const bulk = await call('POST', '/bulk-actions', { action: 'update_check', target: { customer_id: customer.id } });
+  const checkPath = await seedCheckPolicy(server, token, customer.id, hypervisor.id);
 
   const lists = [
     { name: 'fleet', path: '/' },
@@ -88,14 +124,16 @@ export async function seedConsole(server: LiveServer, password: string): Promise
   ];
   const pages: ConsolePage[] = lists.map((p) => ({ ...p, group: 'lists' }));
   const tabs: Record<string, string[]> = {
-    firewall: ['overview', 'metrics', 'events', 'backups', 'tunnels', 'vpn', 'desktop', 'actions', 'history'],
-    hypervisor: ['overview', 'metrics', 'events', 'tunnels', 'actions', 'history'],
+    firewall: ['overview', 'metrics', 'checks', 'events', 'backups', 'tunnels', 'vpn', 'desktop', 'actions', 'history'],
+    hypervisor: ['overview', 'metrics', 'checks', 'events', 'tunnels', 'actions', 'history'],
     // The device tabs (issue 59) on the simulated Windows machine, whose lists do not depend on this host.
-    windows: ['overview', 'metrics', 'events', 'tunnels', 'desktop', 'shell', 'files', 'processes', 'services', 'actions', 'recordings', 'history'],
+    // The simulated machine runs no checks: its Checks tab says so.
+    windows: ['overview', 'metrics', 'checks', 'events', 'tunnels', 'desktop', 'shell', 'files', 'processes', 'services', 'actions', 'recordings', 'history'],
   };
   for (const [platform, agent] of [['firewall', firewall], ['hypervisor', hypervisor], ['windows', windows]] as const) {
     for (const tab of tabs[platform]!) pages.push({ name: `${platform}-${tab}`, path: `/agents/${agent.id}/${tab}`, group: platform });
   }
+  pages.push({ name: 'hypervisor-check', path: checkPath, group: 'hypervisor' });
   const site = sitePages({ customerId: customer.id, taskId: Number(task.id), historyId: Number(exec.history_id), bulkId: Number(bulk.id) });
   pages.push(...site.map((p) => ({ ...p, group: 'site' as const })));
   return { pages, agents: { firewall, hypervisor, windows }, token, close: () => targets.close() };
@@ -104,6 +142,8 @@ export async function seedConsole(server: LiveServer, password: string): Promise
 /** The console's pages besides the fleet, the lists of agents and alerts and the agent tabs, for the ids given. */
 export function sitePages(ids: { customerId: number; taskId: number; historyId: number; bulkId: number }): Array<{ name: string; path: string }> {
   return [
+    { name: 'checks', path: '/checks' },
+    { name: 'checks-policies', path: '/checks/policies' },
     { name: 'customers', path: '/customers' },
     { name: 'customer', path: `/customers/${ids.customerId}` },
     { name: 'tasks', path: '/tasks' },

@@ -32,6 +32,8 @@ const TerminalPage = lazy(() => import('./terminal/terminal-page').then((m) => (
 // Scripts, the command history and bulk actions (issue 33) are a technician's occasional tools.
 const ScriptsPage = lazy(() => import('./scripts/scripts-page').then((m) => ({ default: m.ScriptsPage })));
 const HistoryEntryPage = lazy(() => import('./history/history-entry-page').then((m) => ({ default: m.HistoryEntryPage })));
+// Checks and policies (issue 61): the failing view and the policy editor.
+const ChecksPage = lazy(() => import('./checks/checks-page').then((m) => ({ default: m.ChecksPage })));
 const BulkPage = lazy(() => import('./bulk/bulk-page').then((m) => ({ default: m.BulkPage })));
 
 interface Route {
@@ -49,6 +51,14 @@ const ROUTES: Route[] = [
     render: (p) => (
       <Suspense fallback={<Loading />}>
         <AlertsPage tab={p.tab ?? 'open'} />
+      </Suspense>
+    ),
+  },
+  {
+    pattern: '/checks/:tab?',
+    render: (p) => (
+      <Suspense fallback={<Loading />}>
+        <ChecksPage tab={p.tab ?? 'failing'} />
       </Suspense>
     ),
   },
@@ -138,6 +148,7 @@ const NAV: readonly { to: string; label: string }[] = [
   { to: '/', label: 'Fleet' },
   { to: '/agents', label: 'Agents' },
   { to: '/alerts', label: 'Alerts' },
+  { to: '/checks', label: 'Checks' },
   { to: '/customers', label: 'Customers' },
   { to: '/tasks', label: 'Tasks' },
   { to: '/scripts', label: 'Scripts' },

@@ -25,22 +25,30 @@ interface Loaded<T> {
   next: string | null;
 }
 
+type KeyOf<T> = (item: T) => string | number;
+
 /** Appends a page, leaving out items already shown (the list may have moved between two requests). */
-function appendNew<T extends { id: string | number }>(items: T[], page: readonly T[]): T[] {
-  const seen = new Set(items.map((i) => i.id));
-  return [...items, ...page.filter((i) => !seen.has(i.id))];
+function appendNew<T>(items: T[], page: readonly T[], keyOf: KeyOf<T>): T[] {
+  const seen = new Set(items.map(keyOf));
+  return [...items, ...page.filter((i) => !seen.has(keyOf(i)))];
 }
 
-export function usePagedList<T extends { id: string | number }>(
+const byId = (item: unknown) => (item as { id: string | number }).id;
+
+/** Items are told apart by their `id`, or by `keyOf` for a list whose items have none (a check's history). */
+export function usePagedList<T extends { id: string | number }>(path: string, query: NonNullable<RequestOptions['query']>, options: { pageSize: number; refreshMs?: number }): PagedList<T>;
+export function usePagedList<T>(path: string, query: NonNullable<RequestOptions['query']>, options: { pageSize: number; refreshMs?: number; keyOf: KeyOf<T> }): PagedList<T>;
+export function usePagedList<T>(
   path: string,
   query: NonNullable<RequestOptions['query']>,
-  options: { pageSize: number; refreshMs?: number },
+  options: { pageSize: number; refreshMs?: number; keyOf?: KeyOf<T> },
 ): PagedList<T> {
   const key = `${path}?${JSON.stringify(query)}`;
   const [loadingMore, setLoadingMore] = useState(false);
   const [moreError, setMoreError] = useState<Error>();
-  const request = useRef({ path, query, pageSize: options.pageSize });
-  request.current = { path, query, pageSize: options.pageSize };
+  const keyOf: KeyOf<T> = options.keyOf ?? byId;
+  const request = useRef({ path, query, pageSize: options.pageSize, keyOf });
+  request.current = { path, query, pageSize: options.pageSize, keyOf };
   /** How many items the user has loaded for `key`; refreshes load as many again. */
   const shown = useRef({ key, count: 0 });
   if (shown.current.key !== key) shown.current = { key, count: 0 };
@@ -53,7 +61,7 @@ export function usePagedList<T extends { id: string | number }>(
       let items = page.items;
       while (items.length < wanted && page.next) {
         page = await apiNextPage<T>(page.next, { limit: Math.min(wanted - items.length, MAX_PAGE), signal });
-        items = appendNew(items, page.items);
+        items = appendNew(items, page.items, request.current.keyOf);
       }
       if (!signal.aborted) {
         shown.current = { key, count: items.length };
@@ -75,7 +83,7 @@ export function usePagedList<T extends { id: string | number }>(
       .then((page) => {
         update((prev) => {
           if (prev?.key !== key) return prev;
-          const items = appendNew(prev.items, page.items);
+          const items = appendNew(prev.items, page.items, request.current.keyOf);
           shown.current = { key, count: items.length };
           return { key, items, next: page.next };
         });

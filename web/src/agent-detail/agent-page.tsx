@@ -19,6 +19,7 @@ import { ProcessesTab } from './processes/processes-tab';
 import { RecordingsTab } from './recordings/recordings-tab';
 import { ServicesTab } from './services/services-tab';
 import { AgentHistoryTab } from '../history/agent-history-tab';
+import { AgentChecksTab } from '../checks/agent-checks-tab';
 import { ActionsTab } from './actions/actions-tab';
 import { BackupsTab } from './backups/backups-tab';
 import { EventsTab } from './events/events-tab';
@@ -47,6 +48,7 @@ interface Tab {
 const TABS: readonly Tab[] = [
   { id: 'overview', label: 'Overview', component: OverviewTab },
   { id: 'metrics', label: 'Metrics', component: MetricsTab },
+  { id: 'checks', label: 'Checks', component: AgentChecksTab },
   { id: 'events', label: 'Events', component: EventsTab },
   { id: 'backups', label: 'Backups', component: BackupsTab, platforms: ['freebsd'] },
   { id: 'tunnels', label: 'Tunnels', component: TunnelsTab },

@@ -2,7 +2,7 @@
 // alerting — rules, channels, maintenance windows — each at its own path (/alerts, /alerts/history,
 // /alerts/rules, /alerts/channels, /alerts/maintenance) so a link or a reload lands on the same tab.
 import type { ComponentType } from 'react';
-import { Link } from '../router';
+import { SectionTabs } from '../ui/section-tabs';
 import { usePageTitle } from '../ui/page-title';
 import { ErrorBanner } from '../ui/widgets';
 import { AlertHistory } from './alert-history';
@@ -36,13 +36,7 @@ export function AlertsPage({ tab }: { tab: string }) {
   return (
     <section className="alerts-page">
       <h1>Alerts</h1>
-      <nav className="tabs" aria-label="Alerting sections">
-        {TABS.map((t) => (
-          <Link key={t.id} to={t.id === 'open' ? '/alerts' : `/alerts/${t.id}`} aria-current={t.id === current.id ? 'page' : undefined}>
-            {t.label}
-          </Link>
-        ))}
-      </nav>
+      <SectionTabs label="Alerting sections" base="/alerts" tabs={TABS} current={current.id} />
       <div className="tab-body">
         <ErrorBanner error={directory.error} />
         <Current directory={directory} />

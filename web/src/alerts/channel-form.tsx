@@ -7,11 +7,11 @@ import type { ApiMethod, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { CustomerOptions } from '../ui/customer-options';
 import { useSubmit } from '../ui/use-submit';
-import { ErrorBanner } from '../ui/widgets';
 import { CHANNEL_LABELS, CHANNEL_TYPES, type Channel, type ChannelType } from './alert-types';
 import { ChannelFields, channelDraftOf, secretsFor, settingsFor, type ChannelDraft } from './channel-fields';
 import { FieldError, fieldErrors, invalidProps } from './field-errors';
 import type { Directory } from './use-directory';
+import { FormFooter } from '../ui/form-footer';
 
 interface Props {
   channel: Channel | null;
@@ -83,15 +83,7 @@ export function ChannelForm({ channel, directory, onSaved, onCancel }: Props) {
       <ChannelFields id={id} type={type} draft={draft} onChange={setDraft} errors={errors} hints={channel?.secrets ?? null} />
       <FieldError errors={errors} field="settings" id={`${id}-settings`} exact />
       <FieldError errors={errors} field="secrets" id={`${id}-secrets`} exact />
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Saving…' : channel ? 'Save channel' : 'Create channel'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
-      <ErrorBanner error={error} />
+      <FormFooter busy={busy} error={error} submitLabel={channel ? 'Save channel' : 'Create channel'} onCancel={onCancel} />
     </form>
   );
 }

@@ -7,12 +7,12 @@ import { api } from '../api/client';
 import { CronPreview, cronProblem } from '../tasks/cron-preview';
 import { formatDateTime } from '../ui/format';
 import { useSubmit } from '../ui/use-submit';
-import { ErrorBanner } from '../ui/widgets';
 import type { MaintenanceWindow } from './alert-types';
 import { FieldError, fieldErrors, invalidProps } from './field-errors';
 import { ALL_AGENTS, scopeDraftOf, scopeOf, ScopePicker, type ScopeDraft } from './scope-picker';
 import { utcInputToIso, utcInputValue } from './time-input';
 import type { Directory } from './use-directory';
+import { FormFooter } from '../ui/form-footer';
 
 interface Props {
   window: MaintenanceWindow | null;
@@ -117,15 +117,7 @@ export function MaintenanceForm({ window: w, directory, onSaved, onCancel }: Pro
         </div>
       )}
       <p className="muted form-note">Alerts that begin inside the window are recorded as suppressed and notify nobody, their resolution included.</p>
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Saving…' : w ? 'Save window' : 'Create window'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
-      <ErrorBanner error={error} />
+      <FormFooter busy={busy} error={error} submitLabel={w ? 'Save window' : 'Create window'} onCancel={onCancel} />
     </form>
   );
 }

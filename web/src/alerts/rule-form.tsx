@@ -6,12 +6,12 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { ApiMethod, ApiRequest } from '../api/api-types';
 import { api } from '../api/client';
 import { useSubmit } from '../ui/use-submit';
-import { ErrorBanner } from '../ui/widgets';
 import { CHANNEL_LABELS, KIND_LABELS, RULE_KINDS, type AlertRule, type Channel, type RuleKind } from './alert-types';
 import { FieldError, fieldErrors, invalidProps } from './field-errors';
 import { DEFAULT_PARAMS, draftOf, paramsFor, RuleParamsFields, type ParamsDraft } from './rule-params';
 import { ALL_AGENTS, scopeDraftOf, scopeOf, ScopePicker, type ScopeDraft } from './scope-picker';
 import type { Directory } from './use-directory';
+import { FormFooter } from '../ui/form-footer';
 
 interface Props {
   rule: AlertRule | null;
@@ -126,15 +126,7 @@ export function RuleForm({ rule, channels, directory, onSaved, onCancel }: Props
         </div>
         <span className="muted hint">While firing and not acknowledged.</span>
       </div>
-      <div className="row">
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Saving…' : rule ? 'Save rule' : 'Create rule'}
-        </button>
-        <button type="button" onClick={onCancel} disabled={busy}>
-          Cancel
-        </button>
-      </div>
-      <ErrorBanner error={error} />
+      <FormFooter busy={busy} error={error} submitLabel={rule ? 'Save rule' : 'Create rule'} onCancel={onCancel} />
     </form>
   );
 }

@@ -3,7 +3,7 @@
 import type { ComponentType } from 'react';
 import { BulkActionList } from '../bulk/bulk-list';
 import { HistoryList } from '../history/history-list';
-import { Link } from '../router';
+import { SectionTabs } from '../ui/section-tabs';
 import { usePageTitle } from '../ui/page-title';
 import { ScriptLibrary } from './script-library';
 import './scripts.css';
@@ -29,13 +29,7 @@ export function ScriptsPage({ tab }: { tab: string }) {
   return (
     <section className="scripts-page">
       <h1>Scripts</h1>
-      <nav className="tabs" aria-label="Script sections">
-        {TABS.map((t) => (
-          <Link key={t.id} to={t.id === 'library' ? '/scripts' : `/scripts/${t.id}`} aria-current={t.id === current.id ? 'page' : undefined}>
-            {t.label}
-          </Link>
-        ))}
-      </nav>
+      <SectionTabs label="Script sections" base="/scripts" tabs={TABS} current={current.id} />
       <div className="tab-body">
         <Current />
       </div>

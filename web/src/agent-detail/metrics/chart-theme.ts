@@ -2,9 +2,10 @@
 // stylesheet's variables in JavaScript and the chart is redrawn when the light/dark scheme flips. The
 // two palettes are GitHub-style hues tuned for contrast on the panel colour of each scheme.
 import { useSyncExternalStore } from 'react';
-import { formatBits } from '../../ui/format';
+import { formatBits, formatBytes } from '../../ui/format';
 
-export type Unit = 'percent' | 'ms' | 'bits';
+/** The heartbeat metrics' units, and those of check perfdata (kept in seconds and bytes, or as reported). */
+export type Unit = 'percent' | 'ms' | 'bits' | 'seconds' | 'bytes' | 'plain';
 
 const LIGHT = ['#1f6feb', '#cf222e', '#1a7f37', '#9a6700', '#8250df', '#bf3989', '#0a7f8a', '#57606a'];
 const DARK = ['#4c9aff', '#f85149', '#3fb950', '#d29922', '#a371f7', '#db61a2', '#39c5cf', '#9ea7b3'];
@@ -49,5 +50,11 @@ export function formatValue(unit: Unit, value: number): string {
       return `${trim(value, value < 10 ? 2 : 1)} ms`;
     case 'bits':
       return formatBits(value);
+    case 'seconds':
+      return value < 1 ? `${trim(value * 1000, 1)} ms` : `${trim(value, 2)} s`;
+    case 'bytes':
+      return formatBytes(value);
+    case 'plain':
+      return trim(value, 2);
   }
 }

@@ -8,7 +8,7 @@ import { buildChartData, type ChartData, type Point } from './chart-data';
 import { windowOf, type TimeRange } from './ranges';
 
 /** The metrics the page charts from their summaries (a part of what the server records). */
-export type SummaryMetric = Extract<ApiQuery<'/agents/{id}/metrics/summary'>['metric'], 'cpu_usage' | 'memory_used_percent' | 'disk_used_percent' | 'gateway_rtt_ms' | 'gateway_loss_percent'>;
+export type SummaryMetric = Extract<ApiQuery<'/agents/{id}/metrics/summary'>['metric'], 'cpu_usage' | 'memory_used_percent' | 'disk_used_percent' | 'gateway_rtt_ms' | 'gateway_loss_percent' | 'check_perf'>;
 
 export const RECEIVED = 'Received';
 export const TRANSMITTED = 'Transmitted';
@@ -27,8 +27,8 @@ const epochSeconds = (w: Window) => ({ from: Date.parse(w.from) / 1000, to: Date
 const agentPath = (agentId: string, rest: string) => `/agents/${encodeURIComponent(agentId)}/metrics${rest}`;
 const seconds = (iso: string) => Date.parse(iso) / 1000;
 
-async function loadSummary(agentId: string, metric: SummaryMetric, range: TimeRange, window: Window, signal: AbortSignal): Promise<Point[]> {
-  const rows = await api<ApiBody<'/agents/{id}/metrics/summary'>>(agentPath(agentId, '/summary'), { query: { metric, bucket: range.bucket, ...window }, signal });
+async function loadSummary(agentId: string, metric: SummaryMetric, label: string | undefined, range: TimeRange, window: Window, signal: AbortSignal): Promise<Point[]> {
+  const rows = await api<ApiBody<'/agents/{id}/metrics/summary'>>(agentPath(agentId, '/summary'), { query: { metric, label, bucket: range.bucket, ...window }, signal });
   return rows.flatMap((row) => {
     const t = seconds(row.bucket);
     return Number.isFinite(t) ? [{ t, label: row.label, value: row.avg }] : [];
@@ -68,14 +68,15 @@ async function loadInterfaces(agentId: string, signal: AbortSignal): Promise<Int
   return { names, busiest };
 }
 
-export function useSummaryChart(agentId: string, metric: SummaryMetric, range: TimeRange): Resource<RangedChart> {
+/** `label` narrows to one series: a check's perfdata is `check_perf` labelled `<check id>/<perfdata label>`. */
+export function useSummaryChart(agentId: string, metric: SummaryMetric, range: TimeRange, label?: string): Resource<RangedChart> {
   return useResource(
     async (signal) => {
       const window = windowOf(range);
-      const points = await loadSummary(agentId, metric, range, window, signal);
+      const points = await loadSummary(agentId, metric, label, range, window, signal);
       return { rangeId: range.id, chart: buildChartData(points, range.bucketSeconds), window: epochSeconds(window) };
     },
-    [agentId, metric, range.id],
+    [agentId, metric, label, range.id],
     { refreshMs: range.refreshMs },
   );
 }

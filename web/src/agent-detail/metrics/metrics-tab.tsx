@@ -98,7 +98,7 @@ function InterfaceCard({ agentId, range }: { agentId: string; range: TimeRange }
   );
 }
 
-interface ChartCardProps {
+export interface ChartCardProps {
   testId: string;
   title: string;
   unit: Unit;
@@ -110,7 +110,7 @@ interface ChartCardProps {
   error?: Error | undefined;
 }
 
-function ChartCard({ testId, title, unit, resource, rangeKey, range, tools, error }: ChartCardProps) {
+export function ChartCard({ testId, title, unit, resource, rangeKey, range, tools, error }: ChartCardProps) {
   const loaded = chartFor(resource, rangeKey);
   return (
     <section className="card chart-card" data-testid={testId} aria-busy={!loaded}>
