@@ -5,7 +5,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { openPglite, openPostgres, type DbHandle } from '../../src/db/create-db.js';
+import { loadConfig } from '../../src/config/env.js';
+import { openPglite, openPostgres, sharedBuffers, type DbHandle } from '../../src/db/create-db.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { createDatabase, dropDatabase, withDatabase } from '../../test/helpers/postgres-admin.js';
@@ -21,7 +22,8 @@ export type Backend = 'pglite' | 'postgres';
  */
 export async function openPgliteBench(): Promise<DbHandle> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-pglite-'));
-  const handle = await openPglite({ dataDir: dir });
+  // The product's buffer pool, PGLITE_SHARED_BUFFERS_MB as the server reads it.
+  const handle = await openPglite({ dataDir: dir, settings: sharedBuffers(loadConfig({ PGLITE_SHARED_BUFFERS_MB: process.env.PGLITE_SHARED_BUFFERS_MB }).pgliteSharedBuffersMb) });
   await migrateToLatest(handle);
   return { ...handle, location: `${handle.location} (on disk, as installed)`, close: () => handle.close().finally(() => rm(dir, { recursive: true, force: true })) };
 }

@@ -72,6 +72,7 @@ const envSchema = z
     MONITOR_INTERVAL_SECONDS: wholeNumber('60', 'seconds', 999_999),
     METRICS_RETENTION_DAYS: wholeNumber('90', 'days', 36_500),
     METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
+    PGLITE_SHARED_BUFFERS_MB: wholeNumber('128', 'MB', 4096),
     HEAP_GROWTH_PERCENT: wholeNumber(String(DEFAULT_HEAP_GROWTH_PERCENT), 'percent', 400, { min: 0, minLabel: '0 (V8 decides)' }),
     TUNNEL_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
     TUNNEL_PORT_MIN: port(10000),
@@ -202,6 +203,8 @@ export interface Config {
   readonly metricsCompressAfterDays: number;
   /** How far the JavaScript heap may grow past what survived its last full collection (platform/heap-growth.ts). */
   readonly heapGrowthPercent: number;
+  /** The embedded database's buffer pool (its largest part of the server's memory). */
+  readonly pgliteSharedBuffersMb: number;
   /** Where tunnel proxy ports listen, and the range they are taken from. */
   readonly tunnels: {
     readonly bindAddress: string;
@@ -290,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsRetentionDays: e.METRICS_RETENTION_DAYS,
     metricsCompressAfterDays: e.METRICS_COMPRESS_AFTER_DAYS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
+    pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     tunnels: Object.freeze({ bindAddress: e.TUNNEL_BIND_ADDRESS, portMin: e.TUNNEL_PORT_MIN, portMax: e.TUNNEL_PORT_MAX, localUids: e.TUNNEL_LOCAL_UIDS }),
     jwtSecret: e.JWT_SECRET,
     encryptionKey: e.ENCRYPTION_KEY,

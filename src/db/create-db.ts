@@ -72,7 +72,7 @@ const INT8_ARRAY_OID = 1016;
 const defaultParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (v: string) => unknown;
 
 export async function createDb<DB = Database>(
-  config: { databaseUrl: string | undefined; dataDir: string },
+  config: { databaseUrl: string | undefined; dataDir: string; pgliteSharedBuffersMb?: number },
   logger: Logger,
 ): Promise<DbHandle<DB>> {
   if (config.databaseUrl) return openPostgres<DB>(config.databaseUrl, logger);
@@ -81,7 +81,7 @@ export async function createDb<DB = Database>(
   // Two processes on one PGlite directory would corrupt it; the lock makes the second one refuse to start.
   const lock = await acquireDataDirLock(config.dataDir);
   try {
-    const handle = await openPglite<DB>({ dataDir: dir, loadDataDir: await seedFor(dir) });
+    const handle = await openPglite<DB>({ dataDir: dir, loadDataDir: await seedFor(dir), settings: sharedBuffers(config.pgliteSharedBuffersMb) });
     return { ...handle, close: once(() => handle.close().finally(() => lock.release())) };
   } catch (err) {
     await lock.release();
@@ -103,6 +103,11 @@ export async function createDb<DB = Database>(
  * - min/max_wal_size: how many old segments a checkpoint keeps for reuse.
  */
 const PGLITE_SETTINGS = ['-c', 'full_page_writes=off', '-c', 'wal_init_zero=off', '-c', 'min_wal_size=32MB', '-c', 'max_wal_size=256MB'];
+
+/** The start parameter for PGlite's buffer pool (PGLITE_SHARED_BUFFERS_MB); none leaves PGlite's default. */
+export function sharedBuffers(megabytes: number | undefined): string[] {
+  return megabytes ? ['-c', `shared_buffers=${megabytes}MB`] : [];
+}
 
 /**
  * PGlite on a directory, or in memory (optionally started from a dump made by `dumpDataDir`).
