@@ -48,6 +48,12 @@ describe('loadConfig', () => {
     expect(err.message).not.toContain('\n');
   });
 
+  it("sizes the embedded database's buffer pool at 128 MB unless told, refusing 0 and fractions", () => {
+    expect(loadConfig({}).pgliteSharedBuffersMb).toBe(128);
+    expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '16' }).pgliteSharedBuffersMb).toBe(16);
+    for (const value of ['0', '4097', '1.5']) expect(failure({ PGLITE_SHARED_BUFFERS_MB: value }).variable).toBe('PGLITE_SHARED_BUFFERS_MB');
+  });
+
   it('lets the heap grow to twice what survived by default; 0 leaves it to V8; anything else is refused with one line', () => {
     expect(loadConfig({}).heapGrowthPercent).toBe(100);
     expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
