@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPglite } from '../src/db/create-db.js';
+import { createDb, openPglite } from '../src/db/create-db.js';
+import { createLogger } from '../src/platform/logger.js';
 import { seedFor } from '../src/db/pglite-seed.js';
 import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 
@@ -53,5 +54,16 @@ describe("the embedded database's seed", () => {
     const none = await seedFor(dir, path.join(tmp, 'no-such-seed.tar.gz'));
     expect(none).toBeUndefined();
     expect(await marked(dir, none)).toBe(false);
+  });
+});
+
+describe("the embedded database's buffer pool", () => {
+  it('is PGLITE_SHARED_BUFFERS_MB as configured', async () => {
+    const handle = await createDb({ databaseUrl: undefined, dataDir: path.join(tmp, 'sized'), pgliteSharedBuffersMb: 24 }, createLogger({ level: 'silent' }));
+    try {
+      expect(await handle.run<{ shared_buffers: string }>('show shared_buffers', [])).toEqual([{ shared_buffers: '24MB' }]);
+    } finally {
+      await handle.close();
+    }
   });
 });
