@@ -38,6 +38,8 @@ export interface FleetOptions {
   outageEveryMs?: number;
   /** The agents' checks (issue 61): false runs none and announces none; default on, simulated. */
   checks?: boolean;
+  /** Chance per run that a healthy network or plugin check starts a failure spell; default 1 %. */
+  checkFailureChance?: number;
   /** The chance behind the simulated checks' results and schedules; default Math.random. */
   random?: () => number;
   log?: (line: string) => void;
@@ -152,7 +154,7 @@ export class Fleet {
     const device = new LazyDevice(platform);
     const random = this.options.random ?? Math.random;
     // Checks run against the simulated device: nothing is executed, connected or resolved on this machine.
-    const checks = this.options.checks === false ? false : { runCheck: new SimulatedChecks({ platform, device, system, random }).run, random, file: null };
+    const checks = this.options.checks === false ? false : { runCheck: new SimulatedChecks({ platform, device, system, random, ...(this.options.checkFailureChance !== undefined ? { failureChance: this.options.checkFailureChance } : {}) }).run, random, file: null };
     const agent: ReferenceAgent = new ReferenceAgent({
       serverUrl: this.options.serverUrl,
       apiKey: this.options.apiKey,
