@@ -36,6 +36,8 @@ serveRpcWhenForked({
     loopDelay.reset();
     return figures;
   },
+  /** How many agents accepted a check set at `since` (ms since the epoch) or later, and when the last did. */
+  checkSetsSince: (since: number) => fleet!.checkSetsSince(since),
   stop: async () => {
     await fleet?.stop();
     await starting?.catch(() => undefined);
