@@ -3,8 +3,11 @@
 // the server and the fleet each in a process of their own (as fleet-scale.ts). Interleaved pairs of
 // steady windows on the same server and fleet: without checks (the bench's policy disabled: the agents
 // hold an empty set), then with them (enabled: ten checks every 60 s for every agent, ten results a
-// minute each). Each window starts after a settling time (the sets' first runs come within 15 s, the
-// results of the rest once a minute). Measured:
+// minute each). Each window starts after a settling time: a set given to every agent at once makes
+// their results arrive in a wave once a minute (first runs within 15 s of the set, each agent's frame
+// about 60 s after its first waiting result), 120–135 s after the switch; 90 s of settling puts that
+// wave in the middle of the window (75 s put it at the window's end, and half of it fell outside).
+// Measured:
 //
 // - server CPU per check result: (CPU with − CPU without) ÷ results stored in the window with, per pair;
 //   and all of the window's CPU ÷ its results beside it. On PostgreSQL the database backends' CPU per
@@ -14,7 +17,7 @@
 // - a policy change reaching every agent: from the PUT (one threshold changed) until the last agent
 //   accepted the new set, and the heartbeats' p99 in that time.
 //
-// Environment: BENCH_CHECKS_AGENTS (10000), BENCH_CHECKS_PAIRS (2), BENCH_CHECKS_SETTLE_S (75),
+// Environment: BENCH_CHECKS_AGENTS (10000), BENCH_CHECKS_PAIRS (2), BENCH_CHECKS_SETTLE_S (90),
 // BENCH_CHECKS_MEASURE_S (60), BENCH_FLEET_WARMUP_S (30), BENCH_BACKENDS (the first one is used).
 // Measured, never asserted.
 import { setTimeout as delay } from 'node:timers/promises';
@@ -51,7 +54,7 @@ function settingsFrom(env: NodeJS.ProcessEnv): Settings {
   return {
     agents: Math.round(positiveNumber(env, 'BENCH_CHECKS_AGENTS', 10_000)),
     pairs: Math.round(positiveNumber(env, 'BENCH_CHECKS_PAIRS', 2)),
-    settleMs: positiveNumber(env, 'BENCH_CHECKS_SETTLE_S', 75) * 1000,
+    settleMs: positiveNumber(env, 'BENCH_CHECKS_SETTLE_S', 90) * 1000,
     measureMs: positiveNumber(env, 'BENCH_CHECKS_MEASURE_S', 60) * 1000,
     warmupMs: positiveNumber(env, 'BENCH_FLEET_WARMUP_S', 30) * 1000,
   };
@@ -68,7 +71,7 @@ const cpuPercent = (w: Window) => (w.serverCpuMs / (w.seconds * 1000)) * 100;
 const windowLine = (w: Window) =>
   `${w.heartbeats} heartbeats, ${w.resultsStored} results stored (${w.resultsProduced} produced), CPU ${cpuPercent(w).toFixed(1)} % of a core` +
   `${w.databaseCpuMs !== undefined ? ` + database ${((w.databaseCpuMs / (w.seconds * 1000)) * 100).toFixed(1)} %` : ''}, ` +
-  `p99 ${w.agentP99Ms.toFixed(1)} ms as the agents see it, ${w.serverP99Ms.toFixed(1)} in the server, fleet loop max ${w.fleetLoopMaxMs.toFixed(0)} ms, ${w.failedHeartbeats} failed`;
+  `p99 ${w.agentP99Ms.toFixed(1)} ms as the agents see it, ${w.serverP99Ms.toFixed(1)} in the server, fleet loop max ${w.fleetLoopMaxMs.toFixed(0)} ms, fleet CPU ${((w.fleetCpuMs / (w.seconds * 1000)) * 100).toFixed(1)} % of a core, ${w.failedHeartbeats} failed`;
 
 async function measure(backend: Awaited<ReturnType<typeof backendsFrom>>[number], s: Settings): Promise<{ pairs: Pair[]; change: PolicyChange | null; failure?: string; startFailed: number }> {
   const server = forkRpc(SERVER_FILE, ['--expose-gc', ...SERVER_NODE_FLAGS]);
@@ -80,25 +83,27 @@ async function measure(backend: Awaited<ReturnType<typeof backendsFrom>>[number]
     const started = await server.call<StartedServer>('start', { kind: 'rmm', backend, logLevel: 'info', operatorKey: true } satisfies StartParams);
     log(`server at ${started.url}, ${started.location}`);
     const api = apiClient(started.url, started.operatorKey!);
-    const { id: policyId } = await api<{ id: number }>('POST', '/check-policies', benchPolicy(false));
+    const created = await api<{ id: number; checks: Array<{ id: string }> }>('POST', '/check-policies', benchPolicy(false));
+    const policyId = created.id;
+    const ids = created.checks.map((c) => c.id);
     await fleet.call('start', { serverUrl: started.url, apiKey: started.apiKey, agents: s.agents, intervalMs: 60_000 } satisfies FleetStart);
     startFailed = (await waitUntilConnected(fleet, { agents: s.agents, intervalMs: 60_000, warmupMs: 0, measureMs: 0, serverFlags: [] }, log)).heartbeatsFailed;
     await delay(s.warmupMs);
     for (let i = 1; i <= s.pairs; i++) {
       const say = (m: string) => log(`pair ${i}/${s.pairs}: ${m}`);
       if (i > 1) {
-        await api('PUT', `/check-policies/${policyId}`, benchPolicy(false));
+        await api('PUT', `/check-policies/${policyId}`, benchPolicy(false, 85, ids));
         await delay(s.settleMs);
       }
       const without = await measureWindow(server, fleet, api, s.measureMs);
       say(`without checks: ${windowLine(without)}`);
-      await api('PUT', `/check-policies/${policyId}`, benchPolicy(true));
+      await api('PUT', `/check-policies/${policyId}`, benchPolicy(true, 85, ids));
       await delay(s.settleMs);
       const withChecks = await measureWindow(server, fleet, api, s.measureMs);
       say(`with checks: ${windowLine(withChecks)}`);
       pairs.push({ without, with: withChecks });
       if (i === 1) {
-        change = await measurePolicyChange(server, fleet, api, policyId, benchPolicy(true, 86), s.agents, POLICY_CHANGE_LIMIT_MS);
+        change = await measurePolicyChange(server, fleet, api, policyId, benchPolicy(true, 86, ids), s.agents, POLICY_CHANGE_LIMIT_MS);
         say(`policy change: ${change.accepted}/${change.agents} agents in ${change.reachAllMs.toFixed(0)} ms (PUT answered in ${change.putMs} ms), p99 ${change.agentP99Ms.toFixed(1)} ms as the agents see it, ${change.serverP99Ms.toFixed(1)} in the server, ${change.failedHeartbeats} failed`);
       }
     }
@@ -139,6 +144,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
       note:
         `(CPU with − CPU without) ÷ results stored, per pair: ${each(perResultUs, 0)}; all of the window's CPU ÷ results: ${each((p) => totalPerResultUs(p.with), 0)}. ` +
         `Server CPU without ${each((p) => cpuPercent(p.without))} %, with ${each((p) => cpuPercent(p.with))} % of a core.${database} ` +
+        `The fleet process (simulating): without ${each((p) => (p.without.fleetCpuMs / p.without.seconds / 10))} %, with ${each((p) => (p.with.fleetCpuMs / p.with.seconds / 10))} % of a core. ` +
         `Startup: ${startFailed} heartbeats failed.${failed}`,
     },
     {

@@ -20,6 +20,8 @@ export interface Window {
   agentP99Ms: number;
   agentP50Ms: number;
   fleetLoopMaxMs: number;
+  /** The fleet process's CPU (ms) in the window: 10,000 agents' heartbeats, sockets and simulated checks. */
+  fleetCpuMs: number;
   /** Results the server took (received less ignored), and the agents produced, in the window. */
   resultsStored: number;
   resultsProduced: number;
@@ -43,6 +45,13 @@ interface Status {
   ignored_results: number;
 }
 
+export interface BenchPolicy {
+  name: string;
+  enabled: boolean;
+  platforms: string[];
+  checks: Array<{ id?: string; name: string; kind: string; params: Record<string, unknown> }>;
+}
+
 export type Api = <T>(method: string, route: string, body?: unknown) => Promise<T>;
 
 /** A JSON client of the server's API with an operator key; an answer other than 2xx throws with its body. */
@@ -62,9 +71,11 @@ const INTERVAL = { interval_seconds: 60, timeout_seconds: 10 };
  * mixed fleet, so Windows agents (40 %) have no `cron` service (CRITICAL) and no `/` (UNKNOWN, without
  * perfdata): steady states, stored like any other. The process check's `init` matches all three.
  */
-export function benchPolicy(enabled: boolean, diskWarnPercent = 85): Record<string, unknown> {
+export function benchPolicy(enabled: boolean, diskWarnPercent = 85, ids: readonly string[] = []): BenchPolicy {
+  // The ids of the created checks keep them (and their states) across the bench's PUTs: without them a
+  // PUT replaces every check, and each agent starts ten new ones.
   const check = (name: string, kind: string, params: Record<string, unknown>) => ({ name, kind, params, ...INTERVAL });
-  return {
+  const policy = {
     name: 'bench: ten checks',
     enabled,
     platforms: ['linux', 'freebsd', 'windows'],
@@ -81,6 +92,7 @@ export function benchPolicy(enabled: boolean, diskWarnPercent = 85): Record<stri
       check('ntp plugin', 'script', { command: '/usr/lib/nagios/plugins/check_ntp_time', args: ['-H', 'pool.ntp.org'] }),
     ],
   };
+  return { ...policy, checks: policy.checks.map((c, i) => (ids[i] ? { id: ids[i], ...c } : c)) };
 }
 
 const stored = (s: Status) => s.received_results - s.ignored_results;
@@ -103,6 +115,7 @@ export async function measureWindow(server: RpcChild, fleet: RpcChild, api: Api,
     agentP99Ms: p99,
     agentP50Ms: p50,
     fleetLoopMaxMs: loopDelayMaxMs,
+    fleetCpuMs: fleetTo.cpuMs - fleetFrom.cpuMs,
     resultsStored: stored(statusTo) - stored(statusFrom),
     resultsProduced: fleetTo.checkResults - fleetFrom.checkResults,
     failedHeartbeats: fleetTo.heartbeatsFailed - fleetFrom.heartbeatsFailed,
@@ -114,7 +127,7 @@ export async function measureWindow(server: RpcChild, fleet: RpcChild, api: Api,
  * began, at most `limitMs`; the heartbeats of that time give the p99s. The times are the fleet's own
  * (when each agent answered checks_set) against this process's clock: the same machine's.
  */
-export async function measurePolicyChange(server: RpcChild, fleet: RpcChild, api: Api, policyId: number, policy: Record<string, unknown>, agents: number, limitMs: number): Promise<PolicyChange> {
+export async function measurePolicyChange(server: RpcChild, fleet: RpcChild, api: Api, policyId: number, policy: BenchPolicy, agents: number, limitMs: number): Promise<PolicyChange> {
   await fleet.call('latencies');
   await server.call('delays');
   const failedFrom = (await fleet.call<FleetChildStats>('stats')).heartbeatsFailed;

@@ -88,7 +88,7 @@ export function gcNote(f: FleetFigures): string {
   return `${tally(f.serverScavenges, 'scavenges')}, ${tally(f.serverFullGcs, 'full-collection pauses')}`;
 }
 
-export type FleetChildStats = FleetStats & { rss: number };
+export type FleetChildStats = FleetStats & { rss: number; cpuMs: number };
 
 /** The fleet's failure reasons, most frequent first: ": 12× HTTP # …; 3× …" (empty when none failed). */
 export function reasonsOf(stats: FleetChildStats): string {

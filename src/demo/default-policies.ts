@@ -13,34 +13,23 @@ interface DemoPolicy {
 /** Thresholds low enough that the fuller simulated disks (they fill 10–70 %) show a WARNING. */
 const DISK = { warn_percent: 60, crit_percent: 90 };
 
+/** A platform's policy: its service, its system disk and an internal web application over HTTPS. */
+function platformPolicy(name: string, platform: Platform, service: [string, string], disk: [string, string], site: [string, string]): DemoPolicy {
+  return {
+    name,
+    platforms: [platform],
+    checks: [
+      { name: service[0], kind: 'service', params: { name: service[1] }, interval_seconds: 60 },
+      { name: disk[0], kind: 'disk', params: { mount: disk[1], ...DISK }, interval_seconds: 120 },
+      { name: site[0], kind: 'http', params: { url: site[1], warn_ms: 800, cert_warn_days: 21 }, interval_seconds: 30 },
+    ],
+  };
+}
+
 export const DEMO_POLICIES: DemoPolicy[] = [
-  {
-    name: 'Hypervisors (Linux)',
-    platforms: ['linux'],
-    checks: [
-      { name: 'Proxmox API proxy', kind: 'service', params: { name: 'pveproxy' }, interval_seconds: 60 },
-      { name: 'Root disk', kind: 'disk', params: { mount: '/', ...DISK }, interval_seconds: 120 },
-      { name: 'Intranet answers', kind: 'http', params: { url: 'https://intranet.sonnenschein.lan/health', warn_ms: 800, cert_warn_days: 21 }, interval_seconds: 30 },
-    ],
-  },
-  {
-    name: 'Firewalls (FreeBSD)',
-    platforms: ['freebsd'],
-    checks: [
-      { name: 'DNS resolver', kind: 'service', params: { name: 'unbound' }, interval_seconds: 60 },
-      { name: 'Log disk', kind: 'disk', params: { mount: '/var/log', ...DISK }, interval_seconds: 120 },
-      { name: 'VPN portal answers', kind: 'http', params: { url: 'https://vpn.weber-partner.lan/health', warn_ms: 800, cert_warn_days: 21 }, interval_seconds: 30 },
-    ],
-  },
-  {
-    name: 'Workstations (Windows)',
-    platforms: ['windows'],
-    checks: [
-      { name: 'Defender running', kind: 'service', params: { name: 'WinDefend' }, interval_seconds: 60 },
-      { name: 'System drive', kind: 'disk', params: { mount: 'C:', ...DISK }, interval_seconds: 120 },
-      { name: 'Dealer portal answers', kind: 'http', params: { url: 'https://portal.autohaus-nordring.lan/health', warn_ms: 800, cert_warn_days: 21 }, interval_seconds: 30 },
-    ],
-  },
+  platformPolicy('Hypervisors (Linux)', 'linux', ['Proxmox API proxy', 'pveproxy'], ['Root disk', '/'], ['Intranet answers', 'https://intranet.sonnenschein.lan/health']),
+  platformPolicy('Firewalls (FreeBSD)', 'freebsd', ['DNS resolver', 'unbound'], ['Log disk', '/var/log'], ['VPN portal answers', 'https://vpn.weber-partner.lan/health']),
+  platformPolicy('Workstations (Windows)', 'windows', ['Defender running', 'WinDefend'], ['System drive', 'C:'], ['Dealer portal answers', 'https://portal.autohaus-nordring.lan/health']),
 ];
 
 /** Chance per run that a demo agent's HTTPS check starts a failure spell: a few failing at any time. */
