@@ -48,9 +48,9 @@ async function services(id: string): Promise<{ manager: string; services: Device
 }
 
 describe('the fleet simulator', () => {
-  it('announces every device capability', async () => {
+  it('announces every device capability, and checks (simulated since issue 61)', async () => {
     await vi.waitFor(async () => {
-      for (const id of Object.values(ids)) expect([...((await call('GET', `/agents/${id}`)).json() as { capabilities: string[] }).capabilities].sort()).toEqual(['files', 'processes', 'services', 'shell']);
+      for (const id of Object.values(ids)) expect([...((await call('GET', `/agents/${id}`)).json() as { capabilities: string[] }).capabilities].sort()).toEqual(['checks', 'files', 'processes', 'services', 'shell']);
     });
   });
 

@@ -29,13 +29,19 @@ serveRpcWhenForked({
     starting = fleet.start();
     starting.catch(() => undefined);
   },
-  stats: (): FleetStats & { rss: number } => ({ ...fleet!.stats, rss: process.memoryUsage().rss }),
+  /** The fleet's counters, its resident memory and its CPU so far (user + system, ms: what simulating costs). */
+  stats: (): FleetStats & { rss: number; cpuMs: number } => {
+    const { user, system } = process.cpuUsage();
+    return { ...fleet!.stats, rss: process.memoryUsage().rss, cpuMs: (user + system) / 1000 };
+  },
   /** Answer times since the previous call, and the fleet's own worst event-loop delay in that time. */
   latencies: () => {
     const figures = { latencies: fleet!.takeLatencies(), loopDelayMaxMs: loopDelay.max / 1e6 };
     loopDelay.reset();
     return figures;
   },
+  /** How many agents accepted a check set at `since` (ms since the epoch) or later, and when the last did. */
+  checkSetsSince: (since: number) => fleet!.checkSetsSince(since),
   stop: async () => {
     await fleet?.stop();
     await starting?.catch(() => undefined);

@@ -88,15 +88,16 @@ export function gcNote(f: FleetFigures): string {
   return `${tally(f.serverScavenges, 'scavenges')}, ${tally(f.serverFullGcs, 'full-collection pauses')}`;
 }
 
-type FleetChildStats = FleetStats & { rss: number };
+export type FleetChildStats = FleetStats & { rss: number; cpuMs: number };
 
 /** The fleet's failure reasons, most frequent first: ": 12× HTTP # …; 3× …" (empty when none failed). */
-function reasonsOf(stats: FleetChildStats): string {
+export function reasonsOf(stats: FleetChildStats): string {
   const reasons = Object.entries(stats.failureReasons ?? {}).sort((x, y) => y[1] - x[1]);
   return reasons.length === 0 ? '' : `: ${reasons.map(([why, n]) => `${n}× ${why}`).join('; ')}`;
 }
 
-async function waitUntilConnected(fleet: RpcChild, s: FleetSettings, log: (m: string) => void): Promise<FleetChildStats> {
+/** Polls the fleet every 5 s until every agent is connected; throws (with the failed heartbeats) past the start window and its grace. */
+export async function waitUntilConnected(fleet: RpcChild, s: FleetSettings, log: (m: string) => void): Promise<FleetChildStats> {
   const deadline = Date.now() + s.intervalMs + CONNECT_GRACE_MS;
   for (;;) {
     await delay(5000);

@@ -21,6 +21,8 @@ export interface StartedServer {
   apiKey: string;
   /** Where the data lives, for the log. */
   location: string;
+  /** A key with `write` permission and no customer scope (server-wide routes such as check policies), when asked for. */
+  operatorKey?: string;
 }
 
 export interface MemorySample {
@@ -90,6 +92,8 @@ export interface StartParams {
   agentIds?: string[];
   /** The real server's log level (silent by default); its lines go to /dev/null, formatted and written all the same. */
   logLevel?: string;
+  /** Also create an operator key (the real server only). */
+  operatorKey?: boolean;
 }
 
 async function start(params: StartParams): Promise<StartedServer> {
@@ -101,7 +105,7 @@ async function start(params: StartParams): Promise<StartedServer> {
   }
   const db: DbHandle | string = await openBackend(params.backend, process.env);
   if (typeof db === 'string') throw new Error(db);
-  const server = await startRmmServer(db, params.agentIds ?? [], params.logLevel ? { ...productionLog(), logLevel: params.logLevel } : {});
+  const server = await startRmmServer(db, params.agentIds ?? [], { ...(params.logLevel ? { ...productionLog(), logLevel: params.logLevel } : {}), ...(params.operatorKey ? { operatorKey: true } : {}) });
   if (!server) {
     await db.close();
     throw new Error('this checkout has no agent endpoints');
@@ -113,7 +117,7 @@ async function start(params: StartParams): Promise<StartedServer> {
     await server.close();
     await db.close();
   };
-  return { url: server.url, apiKey: server.apiKey, location: db.location };
+  return { url: server.url, apiKey: server.apiKey, location: db.location, ...(server.operatorKey ? { operatorKey: server.operatorKey } : {}) };
 }
 
 function memory(): MemorySample {

@@ -72,7 +72,8 @@ export interface ReferenceAgentOptions {
   /**
    * Checks (issue 61): the agent announces `checks`, answers checks_set, runs the set and sends
    * check_results. On by default, off (false) for an agent that plays an older version; off by default
-   * with deviceHandlers, since the fleet's simulated agents must never run anything on the host.
+   * with deviceHandlers, since the fleet's simulated agents must never run anything on the host: with
+   * deviceHandlers, checks need a `runCheck` of their own (the fleet's reads its simulated device).
    */
   checks?: AgentChecksSettings | false;
 }
@@ -143,12 +144,13 @@ export class ReferenceAgent extends EventEmitter<ReferenceAgentEvents> {
     this.collect = options.collectSystem ?? (() => collector!.collect(this.abort.signal) as unknown as Promise<Record<string, unknown>>);
     this.binary = options.binaryPath ? new BinaryHash(options.binaryPath, this.log) : null;
     const checks = options.checks ?? (options.deviceHandlers ? false : {});
+    if (checks && options.deviceHandlers && !checks.runCheck) throw new Error('an agent with simulated device handlers runs checks only with a simulated runCheck');
     this.checks =
       checks === false
         ? null
         : new AgentChecks({
             ...checks,
-            file: checks.file ?? checksFileFor(options.stateFile),
+            file: checks.file === undefined ? checksFileFor(options.stateFile) : checks.file,
             send: (text) => this.socket.send(text),
             log: (line) => this.log(line),
             onResult: (_check, result) => this.emit('check_result', result),

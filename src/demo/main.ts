@@ -1,6 +1,7 @@
 // `npm run demo`: the product alive in one command. Starts the real server (as `npm start` would, on the
 // embedded database) in a throw-away data directory, signs in as the initial admin, creates a few
-// customers, an agent key and pre-registered agents, starts that many simulated agents, and prints where
+// customers, an agent key, pre-registered agents and a check policy per platform, starts that many
+// simulated agents (their checks simulated too), and prints where
 // to look and how to sign in. Its install commands work on this machine (see prepareInstalls). Ctrl-C stops everything and deletes the data directory.
 //
 // Environment: DEMO_PORT (default 8080), DEMO_AGENTS (30), DEMO_INTERVAL_S (heartbeat interval, 10).
@@ -15,6 +16,7 @@ import { AGENT_VERSION } from '../agent/reference-agent.js';
 import { Fleet } from '../fleet/fleet.js';
 import { INITIAL_ADMIN } from '../modules/users/users.service.js';
 import { referenceAgentLauncher } from './agent-launcher.js';
+import { DEMO_CHECK_FAILURE_CHANCE, DEMO_POLICIES } from './default-policies.js';
 
 const CUSTOMERS = [
   { number: '10001', name: 'Bäckerei Sonnenschein GmbH' },
@@ -106,14 +108,16 @@ async function main(): Promise<void> {
     const { key } = await call<{ key: string }>('POST', '/apikeys', { name: 'demo agents', permissions: 'agent' });
     for (let n = 1; n <= agents; n++) await call('POST', '/agents', { name: `demo-${n}`, customer_id: customers[n % customers.length]!.id });
     await prepareInstalls(base, token);
+    for (const policy of DEMO_POLICIES) await call('POST', '/check-policies', policy);
 
-    fleet = new Fleet({ serverUrl: base, apiKey: key, agents, intervalMs: intervalS * 1000, namePrefix: 'demo', stateDir: path.join(dataDir, 'agents'), startSpreadMs: 5000 });
+    fleet = new Fleet({ serverUrl: base, apiKey: key, agents, intervalMs: intervalS * 1000, namePrefix: 'demo', stateDir: path.join(dataDir, 'agents'), startSpreadMs: 5000, checkFailureChance: DEMO_CHECK_FAILURE_CHANCE });
     await fleet.start();
     const online = await call<unknown[]>('GET', '/agents?status=online');
     process.stdout.write(
       [
         '',
         `RMM demo running: ${agents} simulated agents (${online.length} online), ${CUSTOMERS.length} customers, heartbeats every ${intervalS} s.`,
+        `  checks           ${DEMO_POLICIES.length} policies, one per platform (failing checks: ${base}/api/v1/checks/failing)`,
         `  console and API  ${base}/  (API under ${base}/api/v1, its documentation at ${base}/docs)`,
         `  sign in          ${INITIAL_ADMIN} / ${password}`,
         `  data             ${dataDir} (deleted when the demo stops)`,

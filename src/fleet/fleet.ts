@@ -9,7 +9,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Platform } from '../agent/device-state.js';
 import { ReferenceAgent } from '../agent/reference-agent.js';
-import { simulatedDeviceHandlers } from './simulated-device.js';
+import { SimulatedChecks } from './simulated-checks.js';
+import { LazyDevice, simulatedDeviceHandlers } from './simulated-device.js';
 import { SimulatedSystem } from './simulated-system.js';
 import { SimulatedVncServer } from './simulated-vnc.js';
 
@@ -35,6 +36,12 @@ export interface FleetOptions {
   startSpreadMs?: number;
   /** On average one agent goes away per this many ms (0: never; default 10 intervals). */
   outageEveryMs?: number;
+  /** The agents' checks (issue 61): false runs none and announces none; default on, simulated. */
+  checks?: boolean;
+  /** Chance per run that a healthy network or plugin check starts a failure spell; default 1 %. */
+  checkFailureChance?: number;
+  /** The chance behind the simulated checks' results and schedules; default Math.random. */
+  random?: () => number;
   log?: (line: string) => void;
 }
 
@@ -47,6 +54,9 @@ export interface FleetStats {
   heartbeatsFailed: number;
   /** Why heartbeats failed: each distinct error message (digits as #) and how often, at most 20 kinds. */
   failureReasons: Record<string, number>;
+  /** checks_set commands the agents answered (accepted sets), and check results they produced. */
+  checkSetsAccepted: number;
+  checkResults: number;
 }
 
 const MAX_FAILURE_REASONS = 20;
@@ -69,7 +79,9 @@ export class Fleet {
   readonly members: ReferenceAgent[] = [];
   /** Server answer times of successful heartbeats since the last takeLatencies(). */
   #latencies: number[] = [];
-  #stats = { registered: 0, heartbeatsOk: 0, heartbeatsFailed: 0 };
+  #stats = { registered: 0, heartbeatsOk: 0, heartbeatsFailed: 0, checkSetsAccepted: 0, checkResults: 0 };
+  /** Per agent (by index), when it last accepted a check set: how long a policy change took to reach them all. */
+  readonly #checkSetAt: number[] = [];
   #failureReasons = new Map<string, number>();
   #away = 0;
   /** Pending waits: stop() cancels the timers and lets their waiters go on (and find the fleet stopped). */
@@ -101,6 +113,18 @@ export class Fleet {
     return { agents: this.members.length, ...this.#stats, failureReasons: Object.fromEntries(this.#failureReasons), connected: this.members.filter((a) => a.connected).length, away: this.#away };
   }
 
+  /** How many agents accepted a check set at `since` or later, and when the last of them did (ms since the epoch). */
+  checkSetsSince(since: number): { agents: number; lastAt: number | null } {
+    let agents = 0;
+    let lastAt: number | null = null;
+    for (const at of this.#checkSetAt) {
+      if (at === undefined || at < since) continue;
+      agents++;
+      lastAt = Math.max(lastAt ?? at, at);
+    }
+    return { agents, lastAt };
+  }
+
   /** Heartbeat answer times (ms) collected since the previous call. */
   takeLatencies(): number[] {
     const taken = this.#latencies;
@@ -127,6 +151,10 @@ export class Fleet {
     const platform = platformOf(n, this.options.mix);
     const hostname = HOSTNAMES[platform](n + 1);
     const system = new SimulatedSystem(platform, hostname);
+    const device = new LazyDevice(platform);
+    const random = this.options.random ?? Math.random;
+    // Checks run against the simulated device: nothing is executed, connected or resolved on this machine.
+    const checks = this.options.checks === false ? false : { runCheck: new SimulatedChecks({ platform, device, system, random, ...(this.options.checkFailureChance !== undefined ? { failureChance: this.options.checkFailureChance } : {}) }).run, random, file: null };
     const agent: ReferenceAgent = new ReferenceAgent({
       serverUrl: this.options.serverUrl,
       apiKey: this.options.apiKey,
@@ -138,7 +166,8 @@ export class Fleet {
       collectSystem: () => system.collect(agent.device),
       seedPeers: system.seedPeers(),
       // Processes, services, files and the shell of the simulated device: never the simulator's machine.
-      deviceHandlers: simulatedDeviceHandlers(platform, hostname),
+      deviceHandlers: simulatedDeviceHandlers(platform, hostname, device),
+      checks,
       tunnelTargets: this.#tunnelTarget,
       // A firewall's configuration changes about every five minutes, so a demo's backups taken a while
       // apart have something to compare.
@@ -146,6 +175,12 @@ export class Fleet {
       ...(this.options.log ? { log: (line: string) => this.options.log!(`${prefix}-${n + 1}: ${line}`) } : {}),
     });
     agent.on('registered', () => this.#stats.registered++);
+    agent.on('check_result', () => this.#stats.checkResults++);
+    agent.on('command', (info) => {
+      if (info.command !== 'checks_set' || !info.success) return;
+      this.#stats.checkSetsAccepted++;
+      this.#checkSetAt[n] = Date.now();
+    });
     agent.on('heartbeat', (result) => {
       if (!result.ok) return this.#countFailure(result.error);
       this.#stats.heartbeatsOk++;

@@ -101,6 +101,16 @@ export class SimulatedDevice {
     return {};
   }
 
+  /** A service's state now; null when the device has no such service. */
+  serviceState(name: string): DeviceService['state'] | null {
+    return this.services.get(name)?.state ?? null;
+  }
+
+  /** The processes running now, the agent's own left out (a process check never counts the agent). */
+  *otherProcesses(): Iterable<CatalogProcess> {
+    for (const p of this.processes.values()) if (p.pid !== this.agentPid) yield p;
+  }
+
   listServices(): { manager: Catalog['manager']; services: DeviceService[] } {
     return { manager: this.catalog.manager, services: [...this.services.values()].map((s) => this.view(s)) };
   }
@@ -140,14 +150,50 @@ export class SimulatedDevice {
   }
 }
 
+/** What an untouched device of the platform runs, the agent left out: its catalog, without creating a device. */
+function bootProcesses(platform: Platform): CatalogProcess[] {
+  const c = CATALOGS[platform];
+  return [c.init, ...c.others, ...c.services.filter((s) => s.running).flatMap((s) => s.processes)];
+}
+const BOOT_PROCESSES = new Map<Platform, CatalogProcess[]>();
+
+/**
+ * One agent's simulated device, created on first use: most of 10,000 agents are never asked for a
+ * listing, and their checks read the shared catalog as long as nothing changed their device.
+ */
+export class LazyDevice {
+  #device: SimulatedDevice | null = null;
+
+  constructor(
+    readonly platform: Platform,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  get(): SimulatedDevice {
+    return (this.#device ??= new SimulatedDevice(this.platform, this.random));
+  }
+
+  serviceState(name: string): DeviceService['state'] | null {
+    if (this.#device) return this.#device.serviceState(name);
+    const service = CATALOGS[this.platform].services.find((s) => s.name === name);
+    return service ? (service.running ? 'running' : 'stopped') : null;
+  }
+
+  otherProcesses(): Iterable<CatalogProcess> {
+    if (this.#device) return this.#device.otherProcesses();
+    let found = BOOT_PROCESSES.get(this.platform);
+    if (!found) BOOT_PROCESSES.set(this.platform, (found = bootProcesses(this.platform)));
+    return found;
+  }
+}
+
 /**
  * The device command handlers of one simulated agent: processes and services of its profile, a small
  * read-only file tree, and a tiny line shell. Given to ReferenceAgent as `deviceHandlers`, they replace
  * every real device handler.
  */
-export function simulatedDeviceHandlers(platform: Platform, hostname: string, random: () => number = Math.random): Partial<CommandTable> {
-  let device: SimulatedDevice | null = null;
-  const get = () => (device ??= new SimulatedDevice(platform, random));
+export function simulatedDeviceHandlers(platform: Platform, hostname: string, device = new LazyDevice(platform)): Partial<CommandTable> {
+  const get = () => device.get();
   return {
     proc_list: async () => get().listProcesses(),
     proc_kill: async ({ pid }) => get().kill(pid),

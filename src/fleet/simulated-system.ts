@@ -37,6 +37,11 @@ class Wander {
     private readonly spikeChance = 0,
   ) {}
 
+  /** The value as the last next() left it (a check reads it without moving it). */
+  get current(): number {
+    return this.value;
+  }
+
   next(min: number, max: number, random: () => number): number {
     this.value += (this.level - this.value) * 0.2 + (random() - 0.5) * 2 * this.noise;
     if (random() < this.spikeChance) this.value += this.noise * 6;
@@ -71,6 +76,13 @@ function ownAddresses(addresses: unknown, hostname: string, index: number): unkn
 function dailyLoad(at: Date): number {
   const hour = at.getHours() + at.getMinutes() / 60;
   return 0.25 + 0.75 * Math.max(0, Math.sin(((hour - 6) / 14) * Math.PI));
+}
+
+export interface SystemReadings {
+  cpuPercent: number;
+  memoryPercent: number;
+  memoryTotalBytes: number;
+  disks: Array<{ mount: string; usedBytes: number; totalBytes: number }>;
 }
 
 export class SimulatedSystem {
@@ -139,6 +151,20 @@ export class SimulatedSystem {
       ...(hypervisor && device ? { hypervisor: { ...(hypervisor as Json), node: this.hostname, ...hypervisorGuests(device) } } : {}),
       // WireGuard peers too (seeded from the profile, see seedPeers): added and deleted ones show.
       ...(vpn ? { vpn: device ? { ...(vpn as Json), wireguard: { servers: wireguardServers(device, this.peerStats()) } } : vpn } : {}),
+    };
+  }
+
+  /**
+   * What the device's own checks read (simulated-checks.ts): CPU, memory and disks as the last heartbeat
+   * reported them. Reading moves nothing, so checks and heartbeats never disagree and checks cost no draw.
+   */
+  readings(): SystemReadings {
+    const memoryTotal = Number((this.template.memory as Json).total_bytes ?? 0);
+    return {
+      cpuPercent: round(this.cpu.current),
+      memoryPercent: round(this.memory.current),
+      memoryTotalBytes: memoryTotal,
+      disks: list(this.template.disks).map((disk, i) => ({ mount: String(disk.mount ?? ''), usedBytes: Math.round(this.diskUsed[i] ?? 0), totalBytes: Number(disk.total_bytes ?? 0) })),
     };
   }
 

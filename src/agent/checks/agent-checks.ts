@@ -13,8 +13,12 @@ export { CHECK_CAPABILITY };
 
 /** What a reference agent's owner may tune (ReferenceAgentOptions.checks). */
 export interface AgentChecksSettings {
-  /** Where the last set is kept; default `<state file name>.checks.json` next to the state file. */
-  file?: string;
+  /**
+   * Where the last set is kept; default `<state file name>.checks.json` next to the state file. null:
+   * in memory only (the fleet simulator's agents: 10,000 files written at each policy change would
+   * measure the simulator's disk, and the server sends the set again on every new socket anyway).
+   */
+  file?: string | null;
   /** How soon a changed state is sent; default 2000 ms. */
   changeReportDelayMs?: number;
   /** How often the other results are sent; default 60 000 ms. */
@@ -23,15 +27,21 @@ export interface AgentChecksSettings {
   maxConcurrentChecks?: number;
   /** A check's first run comes within this long at most (and within a quarter of its interval); default 60 000 ms. */
   firstRunMaxDelayMs?: number;
+  /**
+   * Runs one check; default the real runner (run-check.ts). The fleet simulator's agents give one that
+   * reads their simulated device, so the scheduling and reporting stay the reference agent's own.
+   */
+  runCheck?: CheckSchedulerOptions['run'];
+  /** Draws of the first runs' delays and the intervals' jitter; default Math.random. */
+  random?: CheckSchedulerOptions['random'];
 }
 
 export interface AgentChecksOptions extends AgentChecksSettings {
-  file: string;
+  file: string | null;
   send: (text: string) => boolean;
   log?: (line: string) => void;
   /** Every result as it is produced (tests and the agent's `check_result` event). */
   onResult?: (check: AgentCheck, result: CheckResult) => void;
-  random?: CheckSchedulerOptions['random'];
 }
 
 const STOP_WAIT_MS = 10_000;
@@ -41,7 +51,7 @@ type Answered = Extract<DispatchResult, { kind: 'answer' }>;
 
 
 export class AgentChecks {
-  private readonly store: CheckStore;
+  private readonly store: CheckStore | null;
   private readonly scheduler: CheckScheduler;
   private readonly reporter: CheckReporter;
   private readonly log: (line: string) => void;
@@ -49,7 +59,7 @@ export class AgentChecks {
 
   constructor(options: AgentChecksOptions) {
     this.log = options.log ?? (() => undefined);
-    this.store = new CheckStore(options.file);
+    this.store = options.file === null ? null : new CheckStore(options.file);
     this.reporter = new CheckReporter({
       send: options.send,
       log: this.log,
@@ -57,7 +67,7 @@ export class AgentChecks {
       ...(options.reportIntervalMs !== undefined ? { reportIntervalMs: options.reportIntervalMs } : {}),
     });
     this.scheduler = new CheckScheduler({
-      run: runCheck,
+      run: options.runCheck ?? runCheck,
       onResult: (check, result) => {
         this.reporter.add(result);
         options.onResult?.(check, result);
@@ -73,12 +83,13 @@ export class AgentChecks {
     return this.set;
   }
 
-  get file(): string {
-    return this.store.file;
+  get file(): string | null {
+    return this.store?.file ?? null;
   }
 
   /** Runs the persisted set, if any: checks run across restarts before the server is reached. */
   async start(): Promise<void> {
+    if (!this.store) return;
     const saved = await this.store.load(this.log);
     if (!saved || this.set) return;
     this.use(saved);
@@ -90,9 +101,10 @@ export class AgentChecks {
     const same = this.set !== null && JSON.stringify(this.set) === JSON.stringify(set);
     const change = this.use(set);
     this.log(`checks: set ${set.version}: ${change.started.length} started, ${change.stopped.length} stopped, ${change.kept.length} kept`);
-    if (!same) {
+    if (!same && this.store) {
+      const store = this.store;
       // A set that cannot be written still runs now; it is only lost at the next restart.
-      await this.store.save(set).catch((err: unknown) => this.log(`checks: cannot save the set to ${this.store.file}: ${(err as Error).message}`));
+      await store.save(set).catch((err: unknown) => this.log(`checks: cannot save the set to ${store.file}: ${(err as Error).message}`));
     }
     return { version: set.version };
   }
@@ -135,7 +147,7 @@ export class AgentChecks {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.scheduler.stop(), new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
     clearTimeout(timer);
-    await this.store.flush();
+    await this.store?.flush();
   }
 
   private use(set: ChecksSet): ReturnType<CheckScheduler['replace']> {

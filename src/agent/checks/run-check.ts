@@ -33,13 +33,18 @@ export async function runCheck(check: AgentCheck, signal?: AbortSignal): Promise
   const started = performance.now();
   const timeoutMs = check.timeout_seconds * 1000;
   const result = await outcomeOf(check, timeoutMs, signal).catch((err: unknown) => outcome('CHECK', UNKNOWN, `the check failed: ${(err as Error).message}`));
+  return checkResult(check, result, ranAt, performance.now() - started);
+}
+
+/** A run's outcome as check_results carries it, within the protocol's limits (also the fleet's simulated runs). */
+export function checkResult(check: AgentCheck, result: CheckOutcome, ranAt: Date, durationMs: number): CheckResult {
   return {
     check_id: check.id,
     state: result.state,
     output: cutOutput(result.output, MAX_CHECK_OUTPUT_CHARS),
     perfdata: fitPerfdata(result.perfdata),
     ran_at: ranAt.toISOString(),
-    duration_ms: Math.min(3_600_000, Math.max(0, Math.round(performance.now() - started))),
+    duration_ms: Math.min(3_600_000, Math.max(0, Math.round(durationMs))),
   };
 }
 
