@@ -172,6 +172,33 @@ describe('reporter', () => {
     expect(frames.slice(3)).toEqual([]);
   });
 
+  it("sends its batches at the agent's own point of the interval, not an interval after the first waiting result", () => {
+    vi.useFakeTimers();
+    try {
+      const frames: CheckResultsFrame[] = [];
+      // This agent's point: three quarters into each 1,000 ms.
+      const r = new CheckReporter({ send: (text) => frames.push(JSON.parse(text) as CheckResultsFrame) > 0, changeDelayMs: 50, reportIntervalMs: 1000, random: () => 0.75 });
+      reporters.push(r);
+      const a = check('a');
+      r.setVersion('v1', [a.id]);
+      r.add(result(a, 0, 'first'));
+      vi.advanceTimersByTime(100);
+      expect(frames).toHaveLength(1); // a first result is a change
+      r.add(result(a, 0, 'same'));
+      vi.advanceTimersByTime(640);
+      expect(frames).toHaveLength(1);
+      vi.advanceTimersByTime(20); // 760 ms: past the agent's point
+      expect(frames.map((f) => f.results[0]!.output)).toEqual(['first', 'same']);
+      r.add(result(a, 0, 'later'));
+      vi.advanceTimersByTime(980); // 1,740 ms: not yet
+      expect(frames).toHaveLength(2);
+      vi.advanceTimersByTime(20);
+      expect(frames.map((f) => f.results[0]!.output)).toEqual(['first', 'same', 'later']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('the next result of a check whose definition changed counts as a change', async () => {
     const { r, frames } = reporter({ value: true }, 600_000); // no batch within the test: only changes go out
     const a = check('a');

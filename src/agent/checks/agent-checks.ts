@@ -65,6 +65,7 @@ export class AgentChecks {
       log: this.log,
       ...(options.changeReportDelayMs !== undefined ? { changeDelayMs: options.changeReportDelayMs } : {}),
       ...(options.reportIntervalMs !== undefined ? { reportIntervalMs: options.reportIntervalMs } : {}),
+      ...(options.random ? { random: options.random } : {}),
     });
     this.scheduler = new CheckScheduler({
       run: options.runCheck ?? runCheck,
