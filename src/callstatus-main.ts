@@ -12,7 +12,7 @@ import type { Logger } from './platform/logger.js';
 
 async function start(config: Config, logger: Logger): Promise<void> {
   // Its own directory (and lock) under DATA_DIR, so it runs beside the RMM server's embedded database.
-  const db = await createDb<CallstatusDatabase>({ databaseUrl: config.callstatus.databaseUrl, dataDir: path.join(config.dataDir, 'callstatus') }, logger);
+  const db = await createDb<CallstatusDatabase>({ databaseUrl: config.callstatus.databaseUrl, dataDir: path.join(config.dataDir, 'callstatus') }, logger, 'callstatus');
   logger.info({ database: db.location }, 'database opened');
   const migration = await migrateToLatest(db, CALLSTATUS_MIGRATIONS);
   logger.info({ applied: migration.applied }, `migrations: ${migration.applied.length} applied`);

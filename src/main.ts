@@ -65,7 +65,7 @@ async function listenAdminSocket(socketPath: string, core: CoreServices, logger:
 async function start(config: Config, logger: Logger): Promise<void> {
   setHeapGrowth(config.heapGrowthPercent);
   const https = await readTls(config);
-  const db = await createDb(config, logger);
+  const db = await createDb(config, logger, 'rmm');
   logger.info({ database: db.location }, 'database opened');
   const migration = await migrateToLatest(db);
   logger.info(

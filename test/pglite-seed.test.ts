@@ -2,14 +2,16 @@
 // seed instead of by initdb inside the server (whose memory the process kept: 815 MiB idle after a first
 // start). A directory that holds a database is never touched by the seed, and without a seed (running
 // from the sources) PGlite's initdb runs as before.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, openPglite } from '../src/db/create-db.js';
 import { createLogger } from '../src/platform/logger.js';
-import { seedFor } from '../src/db/pglite-seed.js';
+import { fillFromSeed, seedFor } from '../src/db/pglite-seed.js';
+import { RMM_MIGRATIONS } from '../src/db/migrator.js';
 import { pgliteArtifacts } from '../src/db/pglite-artifacts.js';
 
 let tmp: string;
@@ -54,6 +56,38 @@ describe("the embedded database's seed", () => {
     const none = await seedFor(dir, path.join(tmp, 'no-such-seed.tar.gz'));
     expect(none).toBeUndefined();
     expect(await marked(dir, none)).toBe(false);
+  });
+});
+
+describe('a first start fills the data directory in a child process', () => {
+  it('with the seed and the migrations applied, so the server opens a database that is ready', async () => {
+    const dir = path.join(tmp, 'first-start');
+    await mkdir(dir);
+    expect(await fillFromSeed(dir, 'rmm', seed)).toEqual(RMM_MIGRATIONS.list.map(([name]) => name));
+    const handle = await openPglite({ dataDir: dir });
+    try {
+      const [row] = await handle.run<{ n: number; seeded: number }>(
+        "select (select count(*)::int from kysely_migration) as n, (select count(*)::int from pg_tables where tablename = 'seeded_here') as seeded",
+        [],
+      );
+      expect(row).toEqual({ n: RMM_MIGRATIONS.list.length, seeded: 1 });
+    } finally {
+      await handle.close();
+    }
+    expect(await fillFromSeed(dir, 'rmm', seed)).toBeUndefined();
+    expect(existsSync(`${dir}.filling`)).toBe(false);
+  });
+
+  it('leaves no half database behind when the child fails', async () => {
+    const broken = path.join(tmp, 'broken.tar.gz');
+    await writeFile(broken, 'not a gzip file');
+    const dir = path.join(tmp, 'failed-start');
+    await mkdir(dir);
+    await expect(fillFromSeed(dir, 'rmm', broken)).rejects.toThrow(/filling the embedded database from its seed failed/);
+    expect(await readdir(dir)).toEqual([]);
+    // The next start tries again from the beginning.
+    expect(await fillFromSeed(dir, undefined, seed)).toEqual([]);
+    expect(existsSync(path.join(dir, 'PG_VERSION'))).toBe(true);
   });
 });
 

@@ -14,7 +14,7 @@ import { FairPGliteDialect } from './pglite-fair-dialect.js';
 import { preparedNameOf, preparingRegisteredTexts } from './prepared-statements.js';
 import { withTimeSlices } from './pglite-time-slices.js';
 import { pgliteArtifacts } from './pglite-artifacts.js';
-import { seedFor } from './pglite-seed.js';
+import { fillFromSeed, type SeedMigrations } from './pglite-seed.js';
 import type { Database } from './schema.js';
 
 export type DbDialect = 'postgres' | 'pglite';
@@ -74,6 +74,8 @@ const defaultParser = pg.types.getTypeParser as (oid: number, format?: 'text' | 
 export async function createDb<DB = Database>(
   config: { databaseUrl: string | undefined; dataDir: string; pgliteSharedBuffersMb?: number },
   logger: Logger,
+  /** The migrations the caller applies next: on a first start a child process applies them already (pglite-seed.ts). */
+  migrations?: SeedMigrations,
 ): Promise<DbHandle<DB>> {
   if (config.databaseUrl) return openPostgres<DB>(config.databaseUrl, logger);
   const dir = path.join(config.dataDir, 'pglite');
@@ -81,7 +83,9 @@ export async function createDb<DB = Database>(
   // Two processes on one PGlite directory would corrupt it; the lock makes the second one refuse to start.
   const lock = await acquireDataDirLock(config.dataDir);
   try {
-    const handle = await openPglite<DB>({ dataDir: dir, loadDataDir: await seedFor(dir), settings: sharedBuffers(config.pgliteSharedBuffersMb) });
+    const applied = await fillFromSeed(dir, migrations);
+    if (applied) logger.info({ dataDir: dir, applied }, `embedded database created from the seed; ${applied.length} migrations applied`);
+    const handle = await openPglite<DB>({ dataDir: dir, settings: sharedBuffers(config.pgliteSharedBuffersMb) });
     return { ...handle, close: once(() => handle.close().finally(() => lock.release())) };
   } catch (err) {
     await lock.release();
