@@ -48,9 +48,9 @@ describe('loadConfig', () => {
     expect(err.message).not.toContain('\n');
   });
 
-  it("sizes the embedded database's buffer pool at 128 MB unless told, refusing 0 and fractions", () => {
-    expect(loadConfig({}).pgliteSharedBuffersMb).toBe(128);
-    expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '16' }).pgliteSharedBuffersMb).toBe(16);
+  it("sizes the embedded database's buffer pool at 16 MB unless told, refusing 0 and fractions", () => {
+    expect(loadConfig({}).pgliteSharedBuffersMb).toBe(16);
+    expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '128' }).pgliteSharedBuffersMb).toBe(128);
     for (const value of ['0', '4097', '1.5']) expect(failure({ PGLITE_SHARED_BUFFERS_MB: value }).variable).toBe('PGLITE_SHARED_BUFFERS_MB');
   });
 

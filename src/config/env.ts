@@ -72,7 +72,7 @@ const envSchema = z
     MONITOR_INTERVAL_SECONDS: wholeNumber('60', 'seconds', 999_999),
     METRICS_RETENTION_DAYS: wholeNumber('90', 'days', 36_500),
     METRICS_COMPRESS_AFTER_DAYS: wholeNumber('7', 'days', 36_500),
-    PGLITE_SHARED_BUFFERS_MB: wholeNumber('128', 'MB', 4096),
+    PGLITE_SHARED_BUFFERS_MB: wholeNumber('16', 'MB', 4096),
     HEAP_GROWTH_PERCENT: wholeNumber(String(DEFAULT_HEAP_GROWTH_PERCENT), 'percent', 400, { min: 0, minLabel: '0 (V8 decides)' }),
     TUNNEL_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
     TUNNEL_PORT_MIN: port(10000),
