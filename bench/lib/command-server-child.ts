@@ -1,19 +1,21 @@
 // The servers of the command round trip (bench/command-roundtrip.ts; the real one also serves
 // bench/tunnel-throughput.ts, bench/device-files.ts and bench/remote-desktop.ts), each in a process of its own so that its CPU is its own: the real RMM server on a fresh database at the production log configuration,
 // with one registered agent and an operator key; or the baseline, a bare Fastify route that forwards the
-// request body over a bare `ws` socket to whoever connected and answers with the echo. The benchmark
-// process holds the agent's end of the socket and sends the HTTP requests.
+// request body over a bare `ws` socket to whoever connected and answers with the echo; or that echo
+// writing, behind each answer, the two rows the real server writes for an exec (echo-rows.ts, issue 62).
+// The benchmark process holds the agent's end of the socket and sends the HTTP requests.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { writeSettings } from '../../src/modules/settings/settings.repo.js';
 import { openBackend } from './backends.js';
+import { openRowWriter, type RowWriter } from './echo-rows.js';
 import { serveRpcWhenForked } from './child-rpc.js';
 import type { Backend } from './databases.js';
 import { productionLog, startRmmServer } from './servers.js';
 
-export type CommandServerKind = 'rmm' | 'echo';
+export type CommandServerKind = 'rmm' | 'echo' | 'echo-rows';
 
 export interface CommandServer {
   /** Base URL, e.g. http://127.0.0.1:41234 */
@@ -30,6 +32,8 @@ export interface CommandServer {
 }
 
 let close: (() => Promise<void>) | undefined;
+/** The echo's row writer, when it writes rows. */
+let rows: RowWriter | undefined;
 
 async function startRmm(backend: Backend, deviceApiKeys = false, technician = false): Promise<CommandServer> {
   const db = await openBackend(backend, process.env);
@@ -61,8 +65,12 @@ async function startRmm(backend: Backend, deviceApiKeys = false, technician = fa
   };
 }
 
-/** The floor: HTTP in, one frame out over a bare ws socket, its echo back, HTTP out. No logger. */
-async function startEcho(): Promise<CommandServer> {
+/**
+ * The floor: HTTP in, one frame out over a bare ws socket, its echo back, HTTP out. No logger. With
+ * `backend`, each command's two rows are written after its answer has gone out (echo-rows.ts).
+ */
+async function startEcho(backend?: Backend): Promise<CommandServer> {
+  rows = backend ? await openRowWriter(backend) : undefined;
   const app = Fastify();
   const wss = new WebSocketServer({ server: app.server });
   let peer: WebSocket | undefined;
@@ -78,9 +86,13 @@ async function startEcho(): Promise<CommandServer> {
   app.post('/exec', async (request) => {
     if (!peer) throw new Error('no peer connected');
     const id = randomBytes(8).toString('hex');
+    const startedAt = new Date();
     const answer = new Promise<string>((resolve) => waiting.set(id, resolve));
     peer.send(JSON.stringify({ type: 'command', id, command: 'exec', params: request.body }));
-    return JSON.parse(await answer) as unknown;
+    const echoed = JSON.parse(await answer) as unknown;
+    // setImmediate: after Fastify has written the response, as the real server's rows follow its answer.
+    if (rows) setImmediate((writer, body) => writer.write(body, startedAt), rows, request.body as { command: string; timeout: number });
+    return echoed;
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
@@ -88,13 +100,16 @@ async function startEcho(): Promise<CommandServer> {
     for (const socket of wss.clients) socket.terminate();
     wss.close();
     await app.close();
+    await rows?.close();
   };
-  return { url: `http://127.0.0.1:${port}`, execUrl: `http://127.0.0.1:${port}/exec`, wsUrl: `ws://127.0.0.1:${port}/`, agentKey: 'unused', operatorKey: 'unused', location: 'no database' };
+  return { url: `http://127.0.0.1:${port}`, execUrl: `http://127.0.0.1:${port}/exec`, wsUrl: `ws://127.0.0.1:${port}/`, agentKey: 'unused', operatorKey: 'unused', location: rows?.location ?? 'no database' };
 }
 
 serveRpcWhenForked({
   start: (params: { kind: CommandServerKind; backend: Backend; deviceApiKeys?: boolean; technician?: boolean }) =>
-    params.kind === 'rmm' ? startRmm(params.backend, params.deviceApiKeys, params.technician) : startEcho(),
+    params.kind === 'rmm' ? startRmm(params.backend, params.deviceApiKeys, params.technician) : startEcho(params.kind === 'echo-rows' ? params.backend : undefined),
+  /** Waits for the rows written behind answers so far (none but the echo's with rows): failures since the last call. */
+  settle: async () => (rows ? rows.settle() : { errors: 0, firstError: undefined }),
   /** User + system CPU of this process so far, in ms. */
   cpu: () => {
     const { user, system } = process.cpuUsage();
