@@ -11,6 +11,7 @@ import type { Database } from '../../db/schema.js';
 import { GroupCommit } from '../../platform/group-commit.js';
 import type { CustomerScope } from '../auth/caller.js';
 import { preparedText } from '../../db/prepared-statements.js';
+import { systemCuts } from './system-cuts.js';
 import { systemFactsOf } from './system-facts.js';
 import { assertDistinctColumns, baseRowOf, batchParameters, batchStatementText, bodySlotsFor, type BatchRow, type BatchStatementPart } from './heartbeat-batch-statement.js';
 import type { HeartbeatInput, PendingHeartbeat } from './heartbeat-input.js';
@@ -95,7 +96,7 @@ export class HeartbeatWriter {
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     const { parsed, ...fields } = input;
-    const pending: PendingHeartbeat = { ...fields, system: systemFactsOf(parsed), readings: this.extensions.map((e) => e.read(parsed)) };
+    const pending: PendingHeartbeat = { ...fields, system: systemFactsOf(parsed), cuts: systemCuts(fields.raw), readings: this.extensions.map((e) => e.read(parsed)) };
     return this.#lanes[laneOf(input.agentId, this.#lanes.length)]!.submit(pending);
   }
 
