@@ -76,15 +76,27 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
     await delay(warmupMs);
     const statsFrom = await fleet.call<FleetChildStats>('stats');
     await server.call('delays');
+    // A temporary replication slot keeps the window's WAL on disk until pg_walinspect has read it (a busy
+    // server recycled the segments under a run once); dropped with the connection.
+    if (!inspect) await client.query(`select pg_create_physical_replication_slot('rmm_bench_wal_${process.pid}', true, true)`).catch((err: Error) => log(`no replication slot: ${err.message}`));
     const from = await walPoint(client);
     await delay(measureMs);
     const to = await walPoint(client);
     const answered = (await server.call<LoopDelay>('delays')).heartbeats;
     const statsTo = await fleet.call<FleetChildStats>('stats');
     const failed = statsTo.heartbeatsFailed - statsFrom.heartbeatsFailed;
-    const byType = inspect ? [] : await walByRecordType(client, from.lsn, to.lsn);
-    const byRelation = inspect ? [] : await walByRelation(client, from.lsn, to.lsn);
-    return rows(base, { from, to, answered, failed, byType, byRelation, inspect, failure: failed > 0 ? `first failure${reasonsOf(statsTo)}` : undefined });
+    let unread = inspect;
+    let byType: WalPart[] = [];
+    let byRelation: WalPart[] = [];
+    if (!unread) {
+      try {
+        byType = await walByRecordType(client, from.lsn, to.lsn);
+        byRelation = await walByRelation(client, from.lsn, to.lsn);
+      } catch (err) {
+        unread = `pg_walinspect could not read the window: ${err instanceof Error ? err.message : String(err)}`;
+      }
+    }
+    return rows(base, { from, to, answered, failed, byType, byRelation, inspect: unread, failure: failed > 0 ? `first failure${reasonsOf(statsTo)}` : undefined });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log(`failed: ${message}`);
@@ -142,7 +154,7 @@ function rows(base: Base, w: Window): BenchRow[] {
     .join('; ');
   const size = w.to.tables.get('agents');
   const breakdown = w.inspect
-    ? `no breakdown: pg_walinspect unavailable (${w.inspect})`
+    ? `no breakdown: ${w.inspect}`
     : `by relation: ${describeParts(w.byRelation, walBytes)}. By record type: ${describeParts(w.byType, walBytes)}`;
   log(`${w.answered} heartbeats, ${ownBytes} WAL bytes of this database (${perBeat.toFixed(0)} a heartbeat; the cluster's ${walBytes}), ${fpi} FPIs; ${breakdown}`);
   const errors = { errors: w.failed };

@@ -39,7 +39,7 @@ export async function enableWalInspect(c: pg.Client): Promise<string | undefined
     await c.query('create extension if not exists pg_walinspect');
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return `pg_walinspect unavailable (${err instanceof Error ? err.message : String(err)})`;
   }
 }
 

@@ -52,7 +52,7 @@ describe('systemCuts', () => {
       const body = `${SPACES[seed % SPACES.length]}${object(random, 0, 1 + Math.floor(random() * 8))}${SPACES[(seed >> 2) % SPACES.length]}`;
       expect(() => JSON.parse(body), body).not.toThrow();
       const bytes = Buffer.from(body);
-      const cuts = systemCuts(bytes, 1 + Math.floor(random() * 40));
+      const cuts = systemCuts(bytes, { minBytes: 1 + Math.floor(random() * 40), steadyMinBytes: 1, previous: random() < 0.5 ? systemCuts(bytes).memory : undefined });
       const pieces = cuts.pieceStarts.map((s, i) => sliceChars(body, s, cuts.pieceLengths[i]!));
       const parts = cuts.partStarts.map((s, i) => sliceChars(body, s, cuts.partLengths[i]!));
       expect(pieces).toHaveLength(parts.length + 1);
@@ -67,12 +67,12 @@ describe('systemCuts', () => {
 
   it('cuts nothing out of what is not an object, and keeps equal values in the row the second time', () => {
     for (const body of ['[1, 2, 3]', '"text"', '42', ' null ', '{}', '{ }']) {
-      const cuts = systemCuts(Buffer.from(body), 1);
+      const cuts = systemCuts(Buffer.from(body), { minBytes: 1 });
       expect(cuts.partHashes).toEqual([]);
       expect(sliceChars(body, cuts.pieceStarts[0]!, cuts.pieceLengths[0]!)).toBe(body);
     }
     const twice = '{"x": [1, 2, 3], "y": [1, 2, 3], "z": "ü"}';
-    const cuts = systemCuts(Buffer.from(twice), 5);
+    const cuts = systemCuts(Buffer.from(twice), { minBytes: 5 });
     expect(cuts.partHashes).toHaveLength(1);
     expect(cuts.partStarts).toEqual([6]);
   });
@@ -82,5 +82,16 @@ describe('systemCuts', () => {
     const cuts = systemCuts(Buffer.from(body));
     expect(cuts.partHashes).toHaveLength(1);
     expect(sliceChars(body, cuts.partStarts[0]!, cuts.partLengths[0]!)).toBe('[' + '1,'.repeat(300) + '1]');
+  });
+
+  it('makes a smaller value a part only when the same member was the same in the previous body', () => {
+    const value = (n: number) => `{"hardware": "${'x'.repeat(150)}", "cpu": {"usage_percent": ${n}, "pad": "${'y'.repeat(120)}"}, "tiny": 1}`;
+    const first = systemCuts(Buffer.from(value(1)));
+    expect(first.partHashes).toEqual([]);
+    const second = systemCuts(Buffer.from(value(2)), { previous: first.memory });
+    expect(second.partHashes).toHaveLength(1);
+    expect(second.partStarts).toEqual([13]);
+    // A large value is a part without any memory.
+    expect(systemCuts(Buffer.from(`{"a": "${'z'.repeat(600)}"}`)).partHashes).toHaveLength(1);
   });
 });

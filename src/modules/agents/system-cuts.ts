@@ -22,6 +22,8 @@ export interface SystemCuts {
   partStarts: number[];
   partLengths: number[];
   partHashes: string[];
+  /** Short hashes of the members by position, for the agent's next body (CutOptions.previous); small, kept per agent. */
+  memory: string;
 }
 
 const QUOTE = 0x22;
@@ -95,10 +97,31 @@ function endOfValue(body: Uint8Array, i: number): number {
   return i;
 }
 
-/** Where to cut `body`: each top-level member's value of at least `minBytes` becomes a part. */
-export function systemCuts(body: Uint8Array, minBytes = PART_MIN_BYTES): SystemCuts {
-  const large = memberValueRanges(body).filter(([start, end]) => end - start >= minBytes);
-  const cuts: SystemCuts = { pieceStarts: [], pieceLengths: [], partStarts: [], partLengths: [], partHashes: [] };
+export interface CutOptions {
+  /** Values at least this long are always parts (default PART_MIN_BYTES). */
+  minBytes?: number;
+  /** Shorter values at least this long are parts when unchanged since the agent's previous body (default STEADY_MIN_BYTES). */
+  steadyMinBytes?: number;
+  /** `memory` of the agent's previous body's cuts, when this server cut one. */
+  previous?: string;
+}
+
+/** A smaller value is a part only when it did not change since the last beat (a part's own row costs about this much). */
+export const STEADY_MIN_BYTES = 96;
+/** Characters of a member's hash kept in `memory`: enough to tell a changed value from the same one. */
+const REMEMBERED = 8;
+const NOTHING = '-'.repeat(REMEMBERED);
+
+/**
+ * Where to cut `body`. A value of `minBytes` or more is a part. A smaller one down to `steadyMinBytes`
+ * (a hardware or OS description, a short service list) is a part when it is the same as in the agent's
+ * previous body, the member at the same position: what changes every beat (CPU, memory, disks) stays
+ * in the row, where a changed value costs only its bytes, not a part's row, index entry and deletion.
+ */
+export function systemCuts(body: Uint8Array, options: CutOptions = {}): SystemCuts {
+  const minBytes = options.minBytes ?? PART_MIN_BYTES;
+  const steady = Math.min(minBytes, options.steadyMinBytes ?? STEADY_MIN_BYTES);
+  const cuts: SystemCuts = { pieceStarts: [], pieceLengths: [], partStarts: [], partLengths: [], partHashes: [], memory: '' };
   const seen = new Set<string>();
   let atChar = 0;
   let counted = 0;
@@ -108,10 +131,19 @@ export function systemCuts(body: Uint8Array, minBytes = PART_MIN_BYTES): SystemC
     for (; counted < to; counted++) if ((body[counted]! & 0xc0) !== 0x80) chars++;
     return chars;
   };
-  for (const [start, end] of large) {
+  const ranges = memberValueRanges(body);
+  for (let i = 0; i < ranges.length; i++) {
+    const [start, end] = ranges[i]!;
+    if (end - start < steady) {
+      cuts.memory += NOTHING;
+      continue;
+    }
     const hash = createHash('sha256').update(body.subarray(start, end)).digest('base64url').slice(0, 22);
+    const short = hash.slice(0, REMEMBERED);
+    const unchanged = options.previous?.slice(i * REMEMBERED, (i + 1) * REMEMBERED) === short;
+    cuts.memory += short;
     // The same text twice in one body (two equal lists) is kept in the row the second time.
-    if (seen.has(hash)) continue;
+    if ((end - start < minBytes && !unchanged) || seen.has(hash)) continue;
     seen.add(hash);
     const startChar = charsTo(start);
     const endChar = charsTo(end);
