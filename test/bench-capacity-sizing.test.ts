@@ -62,9 +62,11 @@ describe('capacity sizing', () => {
   });
 
   it('sizes a deployment: the fixed part once, the per-agent part per agent, at the headroom', () => {
-    const d = deployment(sizing(point(500), point(2000), assumptions), 10_000, 0.5);
+    const d = deployment(sizing(point(500), point(2000), assumptions), 10_000, 0.5, 90);
     expect(d.cores).toBeCloseTo((0.02 + 10_000 * 0.00015) / 0.5, 6);
     expect(d.ramGiB).toBeCloseTo((150 * MiB + 10_000 * 10 * 1024) / 1024 ** 3, 6);
     expect(d.diskGiBPerDay).toBeCloseTo(((600 * 1440 + 1_600) * 10_000) / 1024 ** 3, 6);
+    expect(d.metricsGiBKept).toBeCloseTo((600 * 1440 * 90 * 10_000) / 1024 ** 3, 6);
+    expect(d.walGiBPerDay).toBeCloseTo((8_000 * 1440 * 10_000) / 1024 ** 3, 6);
   });
 });

@@ -47,8 +47,8 @@ export interface Storage {
   samples: number;
   /** The WAL position (pg_current_wal_lsn) in bytes from 0/0: the cluster's, not this database's alone. */
   walBytes: number;
-  /** Transactions committed in the cluster's other databases so far: anything else writing WAL meanwhile. */
-  otherCommits: number;
+  /** Transactions committed so far in each of the cluster's other databases (by oid): anything else writing WAL meanwhile. */
+  otherCommits: Array<[number, number]>;
 }
 
 const METRIC_TABLES = ['metric_points', 'metric_layouts', 'metric_hours'];
@@ -60,13 +60,28 @@ export async function readStorage(handle: DbHandle): Promise<Storage> {
     const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size(${table}::regclass)::int8 as bytes`.execute(db);
     metricBytes += Number(rows[0]?.bytes ?? 0);
   }
-  const { rows } = await sql<{ database: string; samples: string; wal: string; other: string | null }>`
+  const { rows } = await sql<{ database: string; samples: string; wal: string }>`
     select pg_database_size(current_database())::int8 as database,
            (select coalesce(sum(cardinality(vals)), 0) from metric_points)::int8 as samples,
-           pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8 as wal,
-           (select sum(xact_commit) from pg_stat_database where datname <> current_database())::int8 as other`.execute(db);
+           pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8 as wal`.execute(db);
   const r = rows[0]!;
-  return { metricBytes, databaseBytes: Number(r.database), samples: Number(r.samples), walBytes: Number(r.wal), otherCommits: Number(r.other ?? 0) };
+  // Per database: other sessions create and drop theirs, so one sum across them can go down.
+  const { rows: others } = await sql<{ oid: number; commits: string }>`
+    select datid as oid, xact_commit::int8 as commits from pg_stat_database
+    where datname is not null and datname <> current_database()`.execute(db);
+  return {
+    metricBytes,
+    databaseBytes: Number(r.database),
+    samples: Number(r.samples),
+    walBytes: Number(r.wal),
+    otherCommits: others.map((o) => [Number(o.oid), Number(o.commits)]),
+  };
+}
+
+/** Transactions the other databases committed between two reads (a database created in between counts from zero). */
+export function commitsBetween(from: Storage, to: Storage): number {
+  const before = new Map(from.otherCommits);
+  return to.otherCommits.reduce((n, [oid, commits]) => n + Math.max(0, commits - (before.get(oid) ?? 0)), 0);
 }
 
 /**

@@ -33,6 +33,8 @@ export interface BackendResult {
 const FIREWALL_SHARE = 0.4;
 /** Tactical RMM documents "1 core < 200 agents"; the bar a row of agents per core is marked against. */
 const TARGET_AGENTS_PER_CORE: Target = { op: '≥', value: 200, of: 'figure' };
+/** src/config/env.ts's default METRICS_RETENTION_DAYS: how many days of metrics the deployment rows keep. */
+const METRICS_RETENTION_DAYS = 90;
 const KiB = 1024;
 const MiB = KiB * KiB;
 
@@ -65,7 +67,6 @@ export function failureRow(r: BackendResult, s: CapacitySettings): BenchRow {
 export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] {
   const z = sizingOf(r, s);
   const large = r.windows[1]!;
-  const small = r.windows[0]!;
   const setting = (what: string) => `${s.steps.join(' → ')} agents, 1 heartbeat/${s.intervalS} s, ${what}`;
   const base = { benchmark: 'capacity', backend: r.backend, errors: errorsOf(r) };
   const plainCores = (w: WindowFigures) => (w.serverCpuMs + (w.databaseCpuMs ?? 0)) / 1000 / w.seconds / w.agents;
@@ -153,8 +154,9 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baselineLabel: 'bytes received per heartbeat',
       better: 'lower',
       note:
-        `pg_current_wal_lsn over both windows ÷ heartbeats; ${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB per agent per day` +
-        `${r.backend === 'postgres' ? `; the cluster's WAL: other databases committed ${small.otherCommits + large.otherCommits} transactions in the windows` : ' (PGlite: its own WAL alone)'}`,
+        `pg_current_wal_lsn over both windows ÷ heartbeats; ${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB per agent per day; ` +
+        `each window: ${r.windows.map((w) => `${w.agents} agents ${(w.walBytes / w.heartbeats).toFixed(0)} bytes/heartbeat${r.backend === 'postgres' ? ` (other databases committed ${w.otherCommits} transactions meanwhile)` : ''}`).join(', ')}` +
+        `${r.backend === 'postgres' ? "; it is the cluster's WAL, so other databases' writes are in it" : ' (PGlite: its own WAL alone)'}`,
     },
     {
       ...base,
@@ -164,7 +166,9 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baseline: (z.perHeartbeat.samples * 8 * (86_400 / s.intervalS)) / KiB,
       baselineLabel: 'the samples as bare float8s',
       better: 'lower',
-      note: `growth of the metric tables (with indexes) ÷ heartbeats × heartbeats a day, recent form before compaction; ${z.perHeartbeat.samples.toFixed(1)} samples per heartbeat, ${(z.perHeartbeat.metricBytes / z.perHeartbeat.samples).toFixed(1)} bytes each`,
+      note:
+        `growth of the metric tables (with indexes) ÷ heartbeats × heartbeats a day, recent form before compaction; ${z.perHeartbeat.samples.toFixed(1)} samples per heartbeat, ${(z.perHeartbeat.metricBytes / z.perHeartbeat.samples).toFixed(1)} bytes each; ` +
+        `kept ${METRICS_RETENTION_DAYS} days by default (METRICS_RETENTION_DAYS). The whole database grew ${r.windows.map((w) => `${((w.databaseGrowthBytes / w.heartbeats) * (86_400 / s.intervalS) / KiB).toFixed(0)} KiB/agent/day at ${w.agents} agents`).join(', ')} (page-sized steps; agent rows are rewritten in place)`,
     },
     {
       ...base,
@@ -201,6 +205,8 @@ async function commitOf(): Promise<string> {
   }
 }
 
+/** On PostgreSQL the WAL position is the cluster's: how many transactions other databases committed in the windows. */
+const othersWrote = (r: BackendResult) => (r.backend === 'postgres' ? r.windows.reduce((n, w) => n + w.otherCommits, 0) : 0);
 const n0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const n1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
@@ -222,16 +228,20 @@ export async function sizingMarkdown(results: BackendResult[], s: CapacitySettin
     lines.push(
       `| ${r.backend} | ${n0(z.agentsPerCore)} | ${n0(z.agentsPerGiB)} | ${n1(pct1000(z.serverCoresPerAgent.perAgent))} % of a core | ` +
         `${z.databaseCoresPerAgent ? `${n1(pct1000(z.databaseCoresPerAgent.perAgent))} %` : 'in the server’s'} | ${n0(Math.max(0, z.rssBytesPerAgent.fixed) / MiB)} MiB | ` +
-        `${n0(z.metricBytesPerAgentDay / KiB)} KiB | ${n1(z.backupBytesPerAgentDay / KiB)} KiB | ${n1(z.walBytesPerAgentDay / MiB)} MiB | ${n1(z.networkBytesPerAgentDay / MiB)} MiB |`,
+        `${n0(z.metricBytesPerAgentDay / KiB)} KiB | ${n1(z.backupBytesPerAgentDay / KiB)} KiB | ${n1(z.walBytesPerAgentDay / MiB)} MiB${othersWrote(r) ? ` (other databases committed ${othersWrote(r)} transactions meanwhile: their WAL is in it)` : ''} | ${n1(z.networkBytesPerAgentDay / MiB)} MiB |`,
     );
   }
-  lines.push('', '| backend | agents | cores (at the headroom) | RAM for the server process | disk a day (metrics + backups) |', '|---|---:|---:|---:|---:|');
+  lines.push(
+    '',
+    `| backend | agents | cores (≤ ${s.headroom * 100} % busy) | RAM for the server process | disk written a day (metrics + backups) | metrics kept (${METRICS_RETENTION_DAYS} days) | WAL a day |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+  );
   for (const r of results) {
     if (r.failure || r.windows.length < 2) continue;
     const z = sizingOf(r, s);
     for (const agents of [200, 2_000, 10_000]) {
-      const d = deployment(z, agents, s.headroom);
-      lines.push(`| ${r.backend} | ${n0(agents)} | ${d.cores.toFixed(2)} | ${d.ramGiB.toFixed(2)} GiB | ${d.diskGiBPerDay.toFixed(2)} GiB |`);
+      const d = deployment(z, agents, s.headroom, METRICS_RETENTION_DAYS);
+      lines.push(`| ${r.backend} | ${n0(agents)} | ${d.cores.toFixed(2)} | ${d.ramGiB.toFixed(2)} GiB | ${d.diskGiBPerDay.toFixed(2)} GiB | ${n0(d.metricsGiBKept)} GiB | ${n1(d.walGiBPerDay)} GiB |`);
     }
   }
   return lines.join('\n');

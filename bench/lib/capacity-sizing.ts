@@ -103,13 +103,24 @@ export function sizing(small: CapacityPoint, large: CapacityPoint, a: SizingAssu
   };
 }
 
-/** What a deployment of `agents` needs by these figures: cores at the headroom, RAM for the server process, disk a day. */
-export function deployment(s: Sizing, agents: number, headroom: number): { cores: number; ramGiB: number; diskGiBPerDay: number } {
+/**
+ * What a deployment of `agents` needs by these figures: cores at the headroom, RAM for the server
+ * process, disk written a day (metrics and backups), the metrics held once `retentionDays` of them are
+ * kept (compaction after a week changes a sample's size little: bench/metrics-storage.ts), and WAL a day.
+ */
+export function deployment(
+  s: Sizing,
+  agents: number,
+  headroom: number,
+  retentionDays: number,
+): { cores: number; ramGiB: number; diskGiBPerDay: number; metricsGiBKept: number; walGiBPerDay: number } {
   const fixedCores = s.serverCoresPerAgent.fixed + (s.databaseCoresPerAgent?.fixed ?? 0);
   const perAgent = s.serverCoresPerAgent.perAgent + (s.databaseCoresPerAgent?.perAgent ?? 0);
   return {
     cores: (Math.max(0, fixedCores) + perAgent * agents) / headroom,
     ramGiB: (Math.max(0, s.rssBytesPerAgent.fixed) + s.rssBytesPerAgent.perAgent * agents) / GiB,
     diskGiBPerDay: ((s.metricBytesPerAgentDay + s.backupBytesPerAgentDay) * agents) / GiB,
+    metricsGiBKept: (s.metricBytesPerAgentDay * retentionDays * agents) / GiB,
+    walGiBPerDay: (s.walBytesPerAgentDay * agents) / GiB,
   };
 }

@@ -3,7 +3,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { percentiles } from './backends.js';
 import type { RpcChild } from './child-rpc.js';
-import type { Storage, Traffic } from './capacity-probes.js';
+import { commitsBetween, type Storage, type Traffic } from './capacity-probes.js';
 import type { CapacityPoint } from './capacity-sizing.js';
 import type { FleetChildStats } from './fleet-measure.js';
 import type { CpuSample, LoopDelay, MemorySample } from './fleet-server-child.js';
@@ -17,6 +17,8 @@ export interface WindowFigures extends CapacityPoint {
   /** Transactions other databases committed in the window (their WAL is in walBytes too). */
   otherCommits: number;
   databaseBytes: number;
+  /** The whole database's growth in the window (pg_database_size). */
+  databaseGrowthBytes: number;
 }
 
 /**
@@ -89,7 +91,8 @@ export async function measureWindow(server: RpcChild, fleets: RpcChild[], agents
     metricBytes: storageTo.metricBytes - storageFrom.metricBytes,
     samples: storageTo.samples - storageFrom.samples,
     walBytes: storageTo.walBytes - storageFrom.walBytes,
-    otherCommits: storageTo.otherCommits - storageFrom.otherCommits,
+    otherCommits: commitsBetween(storageFrom, storageTo),
+    databaseGrowthBytes: storageTo.databaseBytes - storageFrom.databaseBytes,
     databaseBytes: storageTo.databaseBytes,
     failed: statsTo.failed - statsFrom.failed,
     connected: statsTo.connected,
