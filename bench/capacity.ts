@@ -24,7 +24,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
-import { capacityRows, failureRow, sizingMarkdown, type BackendResult, type CapacitySettings } from './lib/capacity-report.js';
+import { capacityRows, commitOf, failureRow, sizingMarkdown, type BackendResult, type CapacitySettings } from './lib/capacity-report.js';
 import { measureWindow, type WindowFigures } from './lib/capacity-window.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
@@ -113,6 +113,7 @@ async function measureBackend(backend: Backend, s: CapacitySettings, say: (m: st
 
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRow[]> {
   const s = settingsFrom(env);
+  const commit = await commitOf();
   const rows: BenchRow[] = [];
   const results: BackendResult[] = [];
   for (const backend of await backendsFrom(env)) {
@@ -122,7 +123,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
     results.push(result);
     rows.push(...(result.failure || result.windows.length < 2 ? [failureRow(result, s)] : capacityRows(result, s)));
   }
-  process.stdout.write(`\n${await sizingMarkdown(results, s)}\n`);
+  process.stdout.write(`\n${sizingMarkdown(results, s, commit)}\n`);
   return rows;
 }
 

@@ -47,6 +47,8 @@ export interface Storage {
   samples: number;
   /** The WAL position (pg_current_wal_lsn) in bytes from 0/0: the cluster's, not this database's alone. */
   walBytes: number;
+  /** Checkpoints the cluster has begun so far (NaN when neither view answers): the first change to a page after one logs the whole page. */
+  checkpoints: number;
   /** Transactions committed so far in each of the cluster's other databases (by oid): anything else writing WAL meanwhile. */
   otherCommits: Array<[number, number]>;
 }
@@ -71,11 +73,20 @@ export async function readStorage(handle: DbHandle): Promise<Storage> {
     where datname is not null and datname <> current_database()`.execute(db);
   return {
     metricBytes,
+    checkpoints: await checkpoints(handle),
     databaseBytes: Number(r.database),
     samples: Number(r.samples),
     walBytes: Number(r.wal),
     otherCommits: others.map((o) => [Number(o.oid), Number(o.commits)]),
   };
+}
+
+/** PostgreSQL 15 counts checkpoints in pg_stat_bgwriter; 17 (PGlite's) in pg_stat_checkpointer. */
+async function checkpoints(handle: DbHandle): Promise<number> {
+  const read = async (query: ReturnType<typeof sql<{ n: string }>>) => Number((await query.execute(handle.db)).rows[0]?.n);
+  return read(sql<{ n: string }>`select (checkpoints_timed + checkpoints_req)::int8 as n from pg_stat_bgwriter`).catch(() =>
+    read(sql<{ n: string }>`select (num_timed + num_requested)::int8 as n from pg_stat_checkpointer`).catch(() => Number.NaN),
+  );
 }
 
 /** Transactions the other databases committed between two reads (a database created in between counts from zero). */

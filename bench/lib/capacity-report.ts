@@ -155,8 +155,9 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       better: 'lower',
       note:
         `pg_current_wal_lsn over both windows ÷ heartbeats; ${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB per agent per day; ` +
-        `each window: ${r.windows.map((w) => `${w.agents} agents ${(w.walBytes / w.heartbeats).toFixed(0)} bytes/heartbeat${r.backend === 'postgres' ? ` (other databases committed ${w.otherCommits} transactions meanwhile)` : ''}`).join(', ')}` +
-        `${r.backend === 'postgres' ? "; it is the cluster's WAL, so other databases' writes are in it" : ' (PGlite: its own WAL alone)'}`,
+        `each window: ${r.windows.map((w) => `${w.agents} agents ${(w.walBytes / w.heartbeats).toFixed(0)} bytes/heartbeat, ${w.checkpoints} checkpoints begun${r.backend === 'postgres' ? ` (other databases committed ${w.otherCommits} transactions meanwhile)` : ''}`).join(', ')}` +
+        `${r.backend === 'postgres' ? "; it is the cluster's WAL, so other databases' writes are in it" : ' (PGlite: its own WAL alone)'}; ` +
+        'after a checkpoint the first change to each page logs the whole page, so a window just after one writes more',
     },
     {
       ...base,
@@ -194,7 +195,8 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
   return rows;
 }
 
-async function commitOf(): Promise<string> {
+/** The commit measured, read when the run starts: committing during a run must not change what it names. */
+export async function commitOf(): Promise<string> {
   const git = promisify(execFile);
   try {
     const head = (await git('git', ['rev-parse', '--short', 'HEAD'])).stdout.trim();
@@ -210,11 +212,11 @@ const othersWrote = (r: BackendResult) => (r.backend === 'postgres' ? r.windows.
 const n0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const n1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
-export async function sizingMarkdown(results: BackendResult[], s: CapacitySettings): Promise<string> {
+export function sizingMarkdown(results: BackendResult[], s: CapacitySettings, commit: string): string {
   const cpu = os.cpus();
   const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.versions.node}`;
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}; code ${await commitOf()}; ${s.steps.join(' and ')} agents, one heartbeat every ${s.intervalS} s, ${s.measureS} s windows.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}; code ${commit}; ${s.steps.join(' and ')} agents, one heartbeat every ${s.intervalS} s, ${s.measureS} s windows.`,
     '',
     `| backend | agents per core (≤ ${s.headroom * 100} % busy) | agents per GiB | server CPU per 1,000 agents | database CPU per 1,000 agents | fixed RSS | metrics per agent per day | backups per agent per day | WAL per agent per day | network per agent per day |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -17,6 +17,8 @@ export interface WindowFigures extends CapacityPoint {
   /** Transactions other databases committed in the window (their WAL is in walBytes too). */
   otherCommits: number;
   databaseBytes: number;
+  /** Checkpoints begun in the window (cluster-wide on PostgreSQL). */
+  checkpoints: number;
   /** The whole database's growth in the window (pg_database_size). */
   databaseGrowthBytes: number;
 }
@@ -92,6 +94,7 @@ export async function measureWindow(server: RpcChild, fleets: RpcChild[], agents
     samples: storageTo.samples - storageFrom.samples,
     walBytes: storageTo.walBytes - storageFrom.walBytes,
     otherCommits: commitsBetween(storageFrom, storageTo),
+    checkpoints: storageTo.checkpoints - storageFrom.checkpoints,
     databaseGrowthBytes: storageTo.databaseBytes - storageFrom.databaseBytes,
     databaseBytes: storageTo.databaseBytes,
     failed: statsTo.failed - statsFrom.failed,
