@@ -52,6 +52,16 @@ describe('capacity sizing', () => {
     expect(z.perHeartbeat.samples).toBeCloseTo(20, 9);
   });
 
+  it('takes WAL only from the windows nothing else wrote in, and gives none when both were shared', () => {
+    const shared = { ...point(500), walBytes: point(500).walBytes * 50, walShared: true };
+    const one = sizing(shared, point(2000), assumptions);
+    expect(one.walWindows).toBe(1);
+    expect(one.perHeartbeat.walBytes).toBeCloseTo(8_000, 6);
+    const none = sizing(shared, { ...point(2000), walShared: true }, assumptions);
+    expect(none.walWindows).toBe(0);
+    expect(none.walBytesPerAgentDay).toBeNaN();
+  });
+
   it('leaves the database out when it was not measured apart (PGlite)', () => {
     const { databaseCpuMs: _small, ...small } = point(500);
     const { databaseCpuMs: _large, ...large } = point(2000);

@@ -154,7 +154,7 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baselineLabel: 'bytes received per heartbeat',
       better: 'lower',
       note:
-        `pg_current_wal_lsn over both windows ÷ heartbeats; ${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB per agent per day; ` +
+        `pg_current_wal_lsn ÷ heartbeats over ${z.walWindows === 2 ? 'both windows' : z.walWindows === 1 ? 'the window nothing else wrote in' : 'no window: other databases wrote in both'}; ${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB per agent per day; ` +
         `each window: ${r.windows.map((w) => `${w.agents} agents ${(w.walBytes / w.heartbeats).toFixed(0)} bytes/heartbeat, ${w.checkpoints} checkpoints begun${r.backend === 'postgres' ? ` (other databases committed ${w.otherCommits} transactions meanwhile)` : ''}`).join(', ')}` +
         `${r.backend === 'postgres' ? "; it is the cluster's WAL, so other databases' writes are in it" : ' (PGlite: its own WAL alone)'}; ` +
         'after a checkpoint the first change to each page logs the whole page, so a window just after one writes more',
@@ -209,6 +209,12 @@ export async function commitOf(): Promise<string> {
 
 /** On PostgreSQL the WAL position is the cluster's: how many transactions other databases committed in the windows. */
 const othersWrote = (r: BackendResult) => (r.backend === 'postgres' ? r.windows.reduce((n, w) => n + w.otherCommits, 0) : 0);
+/** WAL a day, saying when other databases' writes kept a window out of it. */
+function walCell(z: Sizing, otherCommits: number): string {
+  if (z.walWindows === 0) return `– (other databases committed ${otherCommits} transactions in both windows)`;
+  const mib = `${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB`;
+  return z.walWindows === 1 ? `${mib} (from one window: other databases wrote in the other)` : mib;
+}
 const n0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const n1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
@@ -230,7 +236,7 @@ export function sizingMarkdown(results: BackendResult[], s: CapacitySettings, co
     lines.push(
       `| ${r.backend} | ${n0(z.agentsPerCore)} | ${n0(z.agentsPerGiB)} | ${n1(pct1000(z.serverCoresPerAgent.perAgent))} % of a core | ` +
         `${z.databaseCoresPerAgent ? `${n1(pct1000(z.databaseCoresPerAgent.perAgent))} %` : 'in the server’s'} | ${n0(Math.max(0, z.rssBytesPerAgent.fixed) / MiB)} MiB | ` +
-        `${n0(z.metricBytesPerAgentDay / KiB)} KiB | ${n1(z.backupBytesPerAgentDay / KiB)} KiB | ${n1(z.walBytesPerAgentDay / MiB)} MiB${othersWrote(r) ? ` (other databases committed ${othersWrote(r)} transactions meanwhile: their WAL is in it)` : ''} | ${n1(z.networkBytesPerAgentDay / MiB)} MiB |`,
+        `${n0(z.metricBytesPerAgentDay / KiB)} KiB | ${n1(z.backupBytesPerAgentDay / KiB)} KiB | ${walCell(z, othersWrote(r))} | ${n1(z.networkBytesPerAgentDay / MiB)} MiB |`,
     );
   }
   lines.push(

@@ -23,6 +23,8 @@ export interface CapacityPoint {
   metricBytes: number;
   samples: number;
   walBytes: number;
+  /** Something else wrote WAL in the window (other databases of a shared PostgreSQL): its walBytes are not the fleet's alone. */
+  walShared?: boolean;
 }
 
 /** A per-agent cost and the fixed part, from a straight line through two points. */
@@ -63,6 +65,8 @@ export interface Sizing {
   networkBytesPerAgentDay: number;
   /** Per heartbeat, over both windows: server and database CPU µs, WAL bytes, metric bytes, samples, bytes in. */
   perHeartbeat: { serverCpuUs: number; databaseCpuUs: number | undefined; walBytes: number; metricBytes: number; samples: number; bytesIn: number };
+  /** How many windows the WAL figure comes from: those nobody else wrote in, or both (and NaN WAL) when none was clean. */
+  walWindows: number;
 }
 
 const cores = (ms: number, seconds: number) => ms / 1000 / seconds;
@@ -78,10 +82,13 @@ export function sizing(small: CapacityPoint, large: CapacityPoint, a: SizingAssu
   const sum = (of: (p: CapacityPoint) => number) => of(small) + of(large);
   const heartbeatsPerAgentDay = DAY_S / a.heartbeatIntervalS;
   const per = (of: (p: CapacityPoint) => number) => sum(of) / heartbeats;
+  // WAL from the windows only the fleet wrote in: on a shared PostgreSQL another database's burst (its
+  // CREATE DATABASE checkpoints) once put 450 MiB into one window (bench/history/2026-11-30.md).
+  const clean = [small, large].filter((p) => !p.walShared);
   const perHeartbeat = {
     serverCpuUs: per((p) => p.serverCpuMs) * 1000,
     databaseCpuUs: hasDatabase ? per((p) => p.databaseCpuMs!) * 1000 : undefined,
-    walBytes: per((p) => p.walBytes),
+    walBytes: clean.length > 0 ? clean.reduce((n, p) => n + p.walBytes, 0) / clean.reduce((n, p) => n + p.heartbeats, 0) : Number.NaN,
     metricBytes: per((p) => p.metricBytes),
     samples: per((p) => p.samples),
     bytesIn: per((p) => p.bytesIn),
@@ -100,6 +107,7 @@ export function sizing(small: CapacityPoint, large: CapacityPoint, a: SizingAssu
     backupBytesPerAgentDay: a.backupBytes * a.backupsPerDay * a.firewallShare,
     networkBytesPerAgentDay: (sum((p) => p.bytesIn + p.bytesOut) / agentSeconds) * DAY_S,
     perHeartbeat,
+    walWindows: clean.length,
   };
 }
 

@@ -94,6 +94,7 @@ export async function measureWindow(server: RpcChild, fleets: RpcChild[], agents
     samples: storageTo.samples - storageFrom.samples,
     walBytes: storageTo.walBytes - storageFrom.walBytes,
     otherCommits: commitsBetween(storageFrom, storageTo),
+    walShared: commitsBetween(storageFrom, storageTo) > 0,
     checkpoints: storageTo.checkpoints - storageFrom.checkpoints,
     databaseGrowthBytes: storageTo.databaseBytes - storageFrom.databaseBytes,
     databaseBytes: storageTo.databaseBytes,
