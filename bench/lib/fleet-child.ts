@@ -12,6 +12,8 @@ export interface FleetStart {
   apiKey: string;
   agents: number;
   intervalMs: number;
+  /** Agent names' prefix (default `sim`): a second fleet on the same server needs its own, or it adopts the first one's agents. */
+  namePrefix?: string;
 }
 
 let fleet: Fleet | undefined;
