@@ -88,6 +88,7 @@ export async function residentMiB(pid: number): Promise<{ rss: number; peak: num
 export async function familyResidentMiB(pid: number): Promise<number> {
   const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
   const pids = [pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
-  const each = await Promise.all(pids.map((p) => residentMiB(p).then((r) => r.rss, () => 0)));
+  // A child that has exited but not been reaped has no VmRSS (NaN): it holds nothing.
+  const each = await Promise.all(pids.map((p) => residentMiB(p).then((r) => (Number.isNaN(r.rss) ? 0 : r.rss), () => 0)));
   return each.reduce((a, b) => a + b, 0);
 }
