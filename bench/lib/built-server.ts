@@ -3,13 +3,13 @@
 // production log level. For figures of the default install (memory above all): tsx keeps every source
 // and its transform in memory, so a server run from the sources is bigger than the one users run.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
+import { stopChild } from './cluster-processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -65,16 +65,7 @@ async function startListening(args: string[], env: NodeJS.ProcessEnv, spawned?: 
     });
     child.once('exit', (code) => reject(new Error(`node ${args.at(-1)} exited (${code}) before listening`)));
   });
-  return { child, url: `http://127.0.0.1:${port}`, startMs: Date.now() - startedAt, stop: () => stopChild(child) };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
+  return { child, url: `http://127.0.0.1:${port}`, startMs: Date.now() - startedAt, stop: () => stopChild(child, 15_000) };
 }
 
 /** Resident memory of `pid` now and its high-water mark so far (VmRSS, VmHWM), in MiB. */

@@ -24,12 +24,12 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-
-async function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process exited. */
+export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
 }
