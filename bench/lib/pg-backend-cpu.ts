@@ -26,8 +26,9 @@ async function ticksOf(pid: number): Promise<number | undefined> {
  * The CPU ticks of each backend of the current database, or undefined when /proc shows none of them
  * (a backend that exited since pg_stat_activity listed it is left out).
  */
-export async function readBackendTicks(db: Kysely<Database>): Promise<BackendTicks | undefined> {
-  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(db);
+export async function readBackendTicks(db: Kysely<Database>, options: { leaveOutOwn?: boolean } = {}): Promise<BackendTicks | undefined> {
+  // leaveOutOwn: a reader outside the server (capacity.ts) is not one of the server's backends.
+  const { rows } = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database() ${options.leaveOutOwn ? sql`and pid <> pg_backend_pid()` : sql``}`.execute(db);
   const ticks: BackendTicks = new Map();
   for (const { pid } of rows) {
     const t = await ticksOf(pid);
