@@ -6,7 +6,6 @@ import { promisify } from 'node:util';
 import { deployment, sizing, type Line, type Sizing } from './capacity-sizing.js';
 import type { WindowFigures } from './capacity-window.js';
 import type { Backend } from './databases.js';
-import type { MemorySample } from './fleet-server-child.js';
 import type { BenchRow, Target } from './table.js';
 
 export interface CapacitySettings {
@@ -20,8 +19,8 @@ export interface CapacitySettings {
 
 export interface BackendResult {
   backend: Backend;
-  /** The server's memory before the first agent. */
-  before?: MemorySample;
+  /** The server's resident memory and V8 heap + external (bytes) a second after it listened, before the first agent. */
+  before?: { rss: number; heapBytes: number };
   windows: WindowFigures[];
   startFailed: number;
   /** One configuration backup as stored: the table's growth per backup, the compressed column, the raw bytes. */
@@ -71,9 +70,9 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
   const base = { benchmark: 'capacity', backend: r.backend, errors: errorsOf(r) };
   const plainCores = (w: WindowFigures) => (w.serverCpuMs + (w.databaseCpuMs ?? 0)) / 1000 / w.seconds / w.agents;
   const before = r.before ? r.before.rss : Number.NaN;
-  const beforeHeap = r.before ? r.before.heapUsed + r.before.external : Number.NaN;
+  const beforeHeap = r.before ? r.before.heapBytes : Number.NaN;
   const windowsNote = r.windows
-    .map((w) => `${w.agents} agents: ${w.heartbeats} heartbeats in ${w.seconds.toFixed(0)} s, ${w.failed} failed, p99 ${w.serverP99Ms.toFixed(1)} ms in the server (${w.agentP99Ms.toFixed(1)} as the agents see it)`)
+    .map((w) => `${w.agents} agents: ${w.heartbeats} heartbeats in ${w.seconds.toFixed(0)} s, ${w.failed} failed, p99 ${w.serverP99Ms.toFixed(1)} ms in the server (estimated from its histogram's buckets; ${w.agentP99Ms.toFixed(1)} as the agents see it, through the relay)`)
     .join('; ');
   const rows: BenchRow[] = [
     {
@@ -122,7 +121,7 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baselineLabel: 'all RSS ÷ agents at the larger step',
       better: 'lower',
       note:
-        `after a full collection; ${lineNote(z.rssBytesPerAgent, 'MiB', (z.rssBytesPerAgent.fixed / MiB).toFixed(0))}; ` +
+        `the built server's, the median of /proc reads every 2 s over each window (${r.windows.map((w) => `${w.agents} agents ${(w.rssRange[0] / MiB).toFixed(0)}–${(w.rssRange[1] / MiB).toFixed(0)} MiB`).join(', ')}; no forced collection); ${lineNote(z.rssBytesPerAgent, 'MiB', (z.rssBytesPerAgent.fixed / MiB).toFixed(0))}; ` +
         `RSS before the first agent ${(before / MiB).toFixed(0)} MiB (start-up's migrations leave pages the process gives back later, so no baseline is taken from it); PostgreSQL's own memory not included`,
     },
     {
@@ -133,7 +132,7 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baseline: (large.heapBytes - beforeHeap) / large.agents / KiB,
       baselineLabel: '(heap − heap before agents) ÷ agents',
       better: 'lower',
-      note: `after a full collection; ${lineNote(z.heapBytesPerAgent, 'MiB', (z.heapBytesPerAgent.fixed / MiB).toFixed(1))}`,
+      note: `from the server's Prometheus endpoint at the end of each window, as it stands: the built server runs without --expose-gc, so no full collection first and garbage not yet collected counts; ${lineNote(z.heapBytesPerAgent, 'MiB', (z.heapBytesPerAgent.fixed / MiB).toFixed(1))}`,
     },
     {
       ...base,
@@ -156,7 +155,7 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       note:
         `pg_current_wal_lsn ÷ heartbeats over ${z.walWindows === 2 ? 'both windows' : z.walWindows === 1 ? 'the window nothing else wrote in' : 'no window: other databases wrote in both'}; ${(z.walBytesPerAgentDay / MiB).toFixed(1)} MiB per agent per day; ` +
         `each window: ${r.windows.map((w) => `${w.agents} agents ${(w.walBytes / w.heartbeats).toFixed(0)} bytes/heartbeat, ${w.checkpoints} checkpoints begun${r.backend === 'postgres' ? ` (other databases committed ${w.otherCommits} transactions meanwhile)` : ''}`).join(', ')}` +
-        `${r.backend === 'postgres' ? "; it is the cluster's WAL, so other databases' writes are in it" : ' (PGlite: its own WAL alone)'}; ` +
+        `${r.backend === 'postgres' ? "; it is the cluster's WAL, so other databases' writes are in it" : ' (PGlite: its own WAL alone, read from pg_wal; checkpoints from pg_control, at most one a window)'}; ` +
         'after a checkpoint the first change to each page logs the whole page, so a window just after one writes more',
     },
     {
@@ -168,7 +167,7 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baselineLabel: 'the samples as bare float8s',
       better: 'lower',
       note:
-        `growth of the metric tables (with indexes) ÷ heartbeats × heartbeats a day, recent form before compaction; ${z.perHeartbeat.samples.toFixed(1)} samples per heartbeat, ${(z.perHeartbeat.metricBytes / z.perHeartbeat.samples).toFixed(1)} bytes each; ` +
+        `growth of the metric tables (with indexes) ÷ heartbeats × heartbeats a day, recent form before compaction; ${z.perHeartbeat.samples.toFixed(1)} samples per heartbeat${r.backend === 'pglite' ? ' (all stored ÷ all heartbeats, counted once the server stopped)' : ''}, ${(z.perHeartbeat.metricBytes / z.perHeartbeat.samples).toFixed(1)} bytes each; ` +
         `kept ${METRICS_RETENTION_DAYS} days by default (METRICS_RETENTION_DAYS). The whole database grew ${r.windows.map((w) => `${((w.databaseGrowthBytes / w.heartbeats) * (86_400 / s.intervalS) / KiB).toFixed(0)} KiB/agent/day at ${w.agents} agents`).join(', ')} (page-sized steps; agent rows are rewritten in place)`,
     },
     {
@@ -189,7 +188,7 @@ export function capacityRows(r: BackendResult, s: CapacitySettings): BenchRow[] 
       baseline: ((large.bytesIn / large.agents / large.seconds) * 86_400) / MiB,
       baselineLabel: 'bytes in alone (larger step)',
       better: 'lower',
-      note: 'in + out at the server\'s sockets (HTTP headers and bodies, WebSocket frames and pings), no TLS or TCP/IP headers',
+      note: 'in + out of the agents\' connections, counted at a relay in front of the server (HTTP headers and bodies, WebSocket frames and pings), no TLS or TCP/IP headers',
     },
   );
   return rows;

@@ -15,7 +15,7 @@ export interface CapacityPoint {
   /** PostgreSQL's backends' CPU in the window; undefined on PGlite (inside the server's) or when unreadable. */
   databaseCpuMs?: number;
   heartbeats: number;
-  /** After a full collection, at the end of the window. */
+  /** Resident memory over the window (capacity.ts: the median of its reads), V8 heap at its end; no forced collection. */
   rssBytes: number;
   heapBytes: number;
   bytesIn: number;
