@@ -1,41 +1,14 @@
-// What capacity.ts reads inside the server's process (bench/lib/fleet-server-child.ts), where the
-// server's HTTP listener and its database handle are: the bytes its agent connections carried, the size
-// of the metric tables, the WAL position, and what one configuration backup takes once stored.
-import type { Server as HttpServer } from 'node:http';
-import type { Socket } from 'node:net';
+// What capacity.ts reads from the database over a connection of its own: the size of the metric tables,
+// the WAL position, and what one configuration backup takes once stored (on PostgreSQL beside the
+// running server; on PGlite, which the server holds alone, the sizes come from its files instead,
+// bench/lib/pglite-files.ts, and the backups are stored once it stopped).
 import { sql } from 'kysely';
 import type { DbHandle } from '../../src/db/create-db.js';
 
 export interface Traffic {
-  /** Bytes received and sent on the server's listening port since it started (TCP payload: HTTP and WebSocket). */
+  /** Bytes the server received and sent on the agents' connections (TCP payload: HTTP and WebSocket). */
   bytesIn: number;
   bytesOut: number;
-}
-
-/**
- * Counts the bytes of every connection the server accepts. Counted at the socket, so HTTP headers,
- * bodies, WebSocket frames and keep-alive pings are all in it; TCP/IP headers and TLS are not (the
- * bench runs plain HTTP over loopback), nor the server's own traffic with PostgreSQL.
- */
-export function countTraffic(server: HttpServer): () => Traffic {
-  const closed: Traffic = { bytesIn: 0, bytesOut: 0 };
-  const open = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    open.add(socket);
-    socket.once('close', () => {
-      open.delete(socket);
-      closed.bytesIn += socket.bytesRead;
-      closed.bytesOut += socket.bytesWritten;
-    });
-  });
-  return () => {
-    const now = { ...closed };
-    for (const socket of open) {
-      now.bytesIn += socket.bytesRead;
-      now.bytesOut += socket.bytesWritten;
-    }
-    return now;
-  };
 }
 
 export interface Storage {

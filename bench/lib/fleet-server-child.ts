@@ -11,7 +11,6 @@ import { openBackend } from './backends.js';
 import { startBareAgentServer } from './bare-agent-server.js';
 import { serveRpcWhenForked } from './child-rpc.js';
 import type { Backend } from './databases.js';
-import { backupBytes, countTraffic, readStorage, type Storage, type Traffic } from './capacity-probes.js';
 import { readBackendTicks } from './pg-backend-cpu.js';
 import { productionLog, startRmmServer } from './servers.js';
 
@@ -60,7 +59,6 @@ export interface LoopDelay {
 
 let close: (() => Promise<void>) | undefined;
 let database: DbHandle | undefined;
-let traffic: (() => Traffic) | undefined;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 let heartbeatMs: number[] = [];
@@ -113,7 +111,6 @@ async function start(params: StartParams): Promise<StartedServer> {
     throw new Error('this checkout has no agent endpoints');
   }
   timeHeartbeats(server.httpServer);
-  traffic = countTraffic(server.httpServer);
   database = db;
   close = async () => {
     database = undefined;
@@ -160,12 +157,6 @@ async function backendTicks(): Promise<Array<[number, number]> | null> {
   return ticks ? [...ticks] : null;
 }
 
-/** For capacity.ts: the bytes the agents' connections carried, and the database's sizes and WAL. */
-function onDatabase<T>(read: (db: DbHandle) => Promise<T>): Promise<T> {
-  if (!database) throw new Error('no database (the bare stand-in, or not started)');
-  return read(database);
-}
-
 serveRpcWhenForked({
   start,
   memory,
@@ -173,9 +164,6 @@ serveRpcWhenForked({
   delays,
   storedSamples,
   backendTicks,
-  traffic: (): Traffic => traffic?.() ?? { bytesIn: 0, bytesOut: 0 },
-  storage: (): Promise<Storage> => onDatabase(readStorage),
-  backupBytes: (content: string) => onDatabase((db) => backupBytes(db, content)),
   stop: async () => {
     await close?.();
     close = undefined;
