@@ -62,13 +62,20 @@ function stepNote(w: ClusterWindow): string {
   );
 }
 
-/** The costs and the model; `walMeasured` false when the WAL figure is capacity.ts's (no window here was ours alone). */
-function costsAndModel(windows: ClusterWindow[], s: ClusterSettings): { costs: HeartbeatCosts; model: ClusterModel; walMeasured: boolean } {
-  const measured = heartbeatCosts(windows, INSTANCES);
+/**
+ * The costs and the model; `walMeasured` false when the WAL figure is capacity.ts's (no window here was
+ * ours alone). The fit goes through the steps the cluster carried: in the one where it gave out, the
+ * machine's cores were used up, so its processes got less CPU than the work needed and the step would
+ * pull the per-heartbeat cost down (it is still checked against the fit).
+ */
+export function costsAndModel(windows: ClusterWindow[], s: ClusterSettings): { costs: HeartbeatCosts; model: ClusterModel; walMeasured: boolean; fitted: number } {
+  const carried = windows.filter((w) => givenOut(w, s) === undefined);
+  const fitted = carried.length >= 2 ? carried : windows;
+  const measured = heartbeatCosts(fitted, INSTANCES);
   const walMeasured = Number.isFinite(measured.walBytesPerHeartbeat);
   const costs = walMeasured ? measured : { ...measured, walBytesPerHeartbeat: FALLBACK_WAL_BYTES_PER_HEARTBEAT };
   const model = clusterModel(costs, { agents: MODEL_AGENTS, intervalS: 60, headroom: s.headroom, metricBytesPerAgentDay: METRIC_BYTES_PER_AGENT_DAY, retentionDays: RETENTION_DAYS, minInstances: 2 });
-  return { costs, model, walMeasured };
+  return { costs, model, walMeasured, fitted: fitted.length };
 }
 
 export function clusterRows(windows: ClusterWindow[], s: ClusterSettings, stoppedBy: string | undefined): BenchRow[] {
@@ -87,12 +94,12 @@ export function clusterRows(windows: ClusterWindow[], s: ClusterSettings, stoppe
     note: stepNote(w),
   }));
   if (windows.length === 0) return [{ ...base, setting: '–', figure: Number.NaN, unit: '–', baseline: Number.NaN, baselineLabel: '–', better: 'higher', note: `no step measured: ${stoppedBy ?? 'none given'}` }];
-  const { costs, model, walMeasured } = costsAndModel(windows, s);
+  const { costs, model, walMeasured, fitted } = costsAndModel(windows, s);
   const last = windows.at(-1)!;
   for (const part of PARTS) {
     const c = costs.cpu[part];
     const note = `${c.perSocket === undefined ? 'no socket term (the steps could not separate it)' : `${f(c.perSocket, 4)} cores per 1,000 sockets held`}; fixed ${f(c.fixed / 1000, 3)} cores`;
-    rows.push({ ...base, setting: `per heartbeat, fit through ${windows.length} steps`, figure: c.perUnit * 1000, unit: `µs CPU of ${LABEL[part]} a heartbeat`, baseline: (last.cpuMs[part] / last.heartbeats) * 1000, baselineLabel: 'µs, all of it ÷ heartbeats at the last step', better: 'lower', note });
+    rows.push({ ...base, setting: `per heartbeat, fit through ${fitted} steps`, figure: c.perUnit * 1000, unit: `µs CPU of ${LABEL[part]} a heartbeat`, baseline: (last.cpuMs[part] / last.heartbeats) * 1000, baselineLabel: 'µs, all of it ÷ heartbeats at the last step', better: 'lower', note });
   }
   for (const c of checkAgainstPoints(costs, windows)) {
     rows.push({ ...base, setting: `check: ${stepLabel(c.point)}`, figure: c.predicted, unit: 'cores predicted (all but the fleet)', baseline: c.measured, baselineLabel: 'cores measured', better: 'lower' });
@@ -123,7 +130,7 @@ export function clusterMarkdown(windows: ClusterWindow[], idleRss: number[], s: 
       `${w.walBytes !== undefined ? `${(w.walBytes / w.heartbeats / 1024).toFixed(1)} KiB` : 'shared'} |`,
     ),
   ];
-  const { costs, model, walMeasured } = costsAndModel(windows, s);
+  const { costs, model, walMeasured, fitted } = costsAndModel(windows, s);
   const perHeartbeat = [
     '| part | CPU per heartbeat | per 1,000 sockets held | fixed |',
     '|---|---:|---:|---:|',
@@ -152,7 +159,7 @@ export function clusterMarkdown(windows: ClusterWindow[], idleRss: number[], s: 
     '',
     stoppedBy ? `Gave out: ${stoppedBy}.` : 'Did not give out within the steps.',
     '',
-    `Costs (least squares through the ${windows.length} steps: CPU a second = fixed + per heartbeat × heartbeats/s + per socket × sockets):`,
+    `Costs (least squares through the ${fitted} steps carried: CPU a second = fixed + per heartbeat × heartbeats/s + per socket × sockets):`,
     '',
     ...perHeartbeat,
     '',
