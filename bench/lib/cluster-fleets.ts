@@ -19,7 +19,7 @@ export interface ClusterFleets {
   readonly children: readonly RpcChild[];
   /** Brings the fleet to `sockets` agents at `intervalS` and resolves once all are connected. */
   step(sockets: number, intervalS: number, log: (m: string) => void): Promise<void>;
-  /** Heartbeats that failed while the step's agents connected. */
+  /** Stops every child and removes the agents' state files. */
   close(): Promise<void>;
 }
 
