@@ -3,7 +3,8 @@
 // an agent key made through the first instance's API.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,19 +35,35 @@ export async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<
   clearTimeout(timer);
 }
 
-/** nats-server on a free port of 127.0.0.1; resolves once it accepts connections. */
-export async function startNatsServer(): Promise<{ url: string; stop(): Promise<void> }> {
+export interface NatsServer {
+  url: string;
+  pid: number;
+  /** http://127.0.0.1:<port> of its monitoring endpoint (/varz: message counters), when asked for. */
+  monitorUrl?: string;
+  stop(): Promise<void>;
+}
+
+/** Where Debian's package (or a local install) put `name`; throws saying what to install when none did. */
+export async function installedBinary(name: string): Promise<string> {
+  const candidates = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin'].map((dir) => path.join(dir, name));
+  const file = (await Promise.all(candidates.map((f) => access(f, constants.X_OK).then(() => f, () => undefined)))).find(Boolean);
+  if (!file) throw new Error(`${name} is not installed (apt-get install ${name})`);
+  return file;
+}
+
+/** nats-server on a free port of 127.0.0.1 (with `monitor`, its HTTP monitoring too); resolves once it accepts connections. */
+export async function startNatsServer(options: { monitor?: boolean } = {}): Promise<NatsServer> {
   const port = await freePort();
-  const binary = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'];
-  const file = (await Promise.all(binary.map((f) => readFile(f).then(() => f, () => undefined)))).find(Boolean);
-  if (!file) throw new Error('nats-server is not installed (apt-get install nats-server)');
-  const child = spawn(file, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  const monitorPort = options.monitor ? await freePort() : undefined;
+  const file = await installedBinary('nats-server');
+  const monitorArgs = monitorPort ? ['-m', String(monitorPort)] : [];
+  const child = spawn(file, ['-a', '127.0.0.1', '-p', String(port), ...monitorArgs], { stdio: 'ignore' });
   for (let i = 0; i < 100; i++) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
       socket.once('error', () => resolve(false));
     });
-    if (open) return { url: `nats://127.0.0.1:${port}`, stop: () => stopChild(child) };
+    if (open) return { url: `nats://127.0.0.1:${port}`, pid: child.pid!, ...(monitorPort ? { monitorUrl: `http://127.0.0.1:${monitorPort}` } : {}), stop: () => stopChild(child) };
     await sleep(100);
   }
   await stopChild(child);

@@ -14,9 +14,17 @@ export interface FleetStart {
   intervalMs: number;
   /** Agent names' prefix (default `sim`): a second fleet on the same server needs its own, or it adopts the first one's agents. */
   namePrefix?: string;
+  /** Starts are spread over this window (default: one interval). */
+  startSpreadMs?: number;
+  /**
+   * The agents' state files here, kept after stop (default: a temporary directory, removed): a fleet
+   * started again on it with the same prefix is the same agents, not new ones registering.
+   */
+  stateDir?: string;
 }
 
 let fleet: Fleet | undefined;
+/** The temporary state directory this child made (and removes at stop); none when the parent gave one. */
 let stateDir: string | undefined;
 let starting: Promise<void> | undefined;
 // The fleet's own event-loop delays are part of every answer time it measures; reported beside them.
@@ -26,8 +34,8 @@ loopDelay.enable();
 serveRpcWhenForked({
   /** Begins starting the agents (spread over one interval) and returns at once; poll `stats`. */
   start: async (params: FleetStart) => {
-    stateDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-fleet-'));
-    fleet = new Fleet({ ...params, stateDir, outageEveryMs: 0 });
+    if (!params.stateDir) stateDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-fleet-'));
+    fleet = new Fleet({ ...params, stateDir: params.stateDir ?? stateDir!, outageEveryMs: 0 });
     starting = fleet.start();
     starting.catch(() => undefined);
   },

@@ -81,14 +81,20 @@ export function haproxyCommand(socketPath: string, command: string): Promise<str
   });
 }
 
-/** Every backend server as HAProxy sees it now (`show stat`). */
-export async function serverStates(socketPath: string): Promise<ServerState[]> {
+/** HAProxy's `show stat` as one record per line (frontends, backends and servers), keyed by its CSV header. */
+export async function showStat(socketPath: string): Promise<Array<Record<string, string>>> {
   const csv = await haproxyCommand(socketPath, 'show stat');
   const [header, ...rows] = csv.split('\n').filter((l) => l.trim() !== '');
   const columns = (header ?? '').replace(/^#\s*/, '').split(',');
-  const at = (name: string) => columns.indexOf(name);
-  return rows
-    .map((row) => row.split(','))
-    .filter((f) => f[at('svname')] !== 'FRONTEND' && f[at('svname')] !== 'BACKEND')
-    .map((f) => ({ backend: f[at('pxname')] ?? '', server: f[at('svname')] ?? '', status: f[at('status')] ?? '' }));
+  return rows.map((row) => {
+    const fields = row.split(',');
+    return Object.fromEntries(columns.map((name, i) => [name, fields[i] ?? '']));
+  });
+}
+
+/** Every backend server as HAProxy sees it now (`show stat`). */
+export async function serverStates(socketPath: string): Promise<ServerState[]> {
+  return (await showStat(socketPath))
+    .filter((f) => f.svname !== 'FRONTEND' && f.svname !== 'BACKEND')
+    .map((f) => ({ backend: f.pxname ?? '', server: f.svname ?? '', status: f.status ?? '' }));
 }
