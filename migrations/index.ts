@@ -34,6 +34,7 @@ import agentRemoteAccess from './0031_agent_remote_access.js';
 import checks from './0032_checks.js';
 import checkStateRules from './0033_check_state_rules.js';
 import checkHistoryTime from './0034_check_history_time.js';
+import systemParts from './0035_system_parts.js';
 
 export type { MigrationContext, MigrationFactory } from './context.js';
 
@@ -72,4 +73,5 @@ export const migrations: ReadonlyArray<readonly [name: string, factory: Migratio
   ['0032_checks', checks],
   ['0033_check_state_rules', checkStateRules],
   ['0034_check_history_time', checkHistoryTime],
+  ['0035_system_parts', systemParts],
 ];

@@ -1,8 +1,8 @@
 // Heartbeats (contract §2): the body is stored and served back byte for byte for every platform, the
 // agent row follows the heartbeat, errors have the contract's codes and limits (4 MiB here, not 1 MiB),
 // and the group-commit writer answers only after committing, failing whole batches together.
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findSystemText } from '../src/modules/agents/agents.repo.js';
 import { HeartbeatWriter, type HeartbeatInput } from '../src/modules/agents/heartbeat-writer.js';
 import { FakeClock } from '../src/platform/clock.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
@@ -61,12 +61,10 @@ const heartbeat = (text: string, key = agentKey) =>
 const getSystem = (id: string) => t.app.inject({ method: 'GET', url: `/api/v1/agents/${id}/system`, headers: bearer(token) });
 const getAgent = (id: string) => t.app.inject({ method: 'GET', url: `/api/v1/agents/${id}`, headers: bearer(token) });
 
-function stored(id: string) {
-  return t.db.db
-    .selectFrom('agents')
-    .select(['last_heartbeat', sql<string | null>`system::text`.as('system')])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
+/** The agent's last heartbeat time and its stored body, read as the API reads it (whole, or joined from its parts). */
+async function stored(id: string) {
+  const row = await t.db.db.selectFrom('agents').select('last_heartbeat').where('id', '=', id).executeTakeFirstOrThrow();
+  return { last_heartbeat: row.last_heartbeat, system: (await findSystemText(t.db.db, id))?.system ?? null };
 }
 
 describe('POST /agent/heartbeat stores the body byte for byte', () => {

@@ -21,6 +21,8 @@ describe('backup and restore', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   let work: string;
   let totpSecret = '';
   let agentId = '';
+  /** The agent's stored heartbeat as served before the backup (kept in parts since issue 62: both tables must travel). */
+  let systemText = '';
   const firmware = randomBytes(64 * 1024);
 
   beforeAll(async () => {
@@ -38,6 +40,8 @@ describe('backup and restore', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
     await server.listening;
     const { api, token, agentId: id } = await populate(server, { password: PASSWORD, work, hostname: 'fw-backup', firmware });
     agentId = id;
+    systemText = (await api('GET', `/agents/${agentId}/system`, undefined, token)).text;
+    expect(systemText.length).toBeGreaterThan(100);
     expect((await api('PUT', '/settings', { webhook_secret: 'whsec-kept-encrypted-0123456789' }, token)).status).toBe(200);
     expect((await api('POST', '/users', { username: 'tina', password: 'tina-password-22' }, token)).status).toBe(201);
     const tina = ((await api('POST', '/auth/login', { username: 'tina', password: 'tina-password-22' })).json() as unknown as { token: string }).token;
@@ -79,6 +83,7 @@ describe('backup and restore', { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       const { token } = (await api('POST', '/auth/login', { username: 'admin', password: PASSWORD })).json() as unknown as { token: string };
       const agents = (await api('GET', '/agents', undefined, token)).json();
       expect(agents.map((a) => a.hostname)).toEqual(['fw-backup']);
+      expect((await api('GET', `/agents/${agentId}/system`, undefined, token)).text).toBe(systemText);
       expect(Object.keys((await api('GET', `/agents/${agentId}/metrics/latest`, undefined, token)).json()).length).toBeGreaterThan(0);
       expect((await api('GET', `/agents/${agentId}/backups`, undefined, token)).json()).toHaveLength(1);
       const download = await fetch(`http://127.0.0.1:${server.port}/api/v1/firmware/download?platform=freebsd`, { headers: { authorization: `Bearer ${token}` } });

@@ -155,8 +155,15 @@ export interface AgentsTable extends AgentFactColumns {
   last_heartbeat: Timestamp | null;
   last_api_key: Generated<string>;
   last_status: string | null;
-  /** The latest heartbeat body exactly as received (text; cast with ::json to query inside). */
+  /**
+   * The latest heartbeat body exactly as received (text; cast with ::json to query inside), when it is
+   * stored whole; null when it is stored cut (system_pieces): read it with agents.repo.ts findSystemText.
+   */
   system: string | null;
+  /** A body stored cut (migration 0035): the text between its parts, one more than the parts. */
+  system_pieces: string[] | null;
+  /** The hashes of its parts in order (agent_system_parts of this agent). */
+  system_refs: string[] | null;
   created_at: CreatedAt;
   /** The on-device updater's latest report (migration 0011); all null until its first. */
   updater_state: UpdaterState | null;
@@ -331,6 +338,13 @@ export interface AgentSoftwareStateTable {
 }
 
 /** Facts of an agent's latest system data for the attention list, written with each heartbeat. */
+/** A large top-level member of an agent's latest heartbeat body, by the hash of its text (migration 0035). */
+export interface AgentSystemPartsTable {
+  agent_id: string;
+  hash: string;
+  raw: string;
+}
+
 export interface AgentAttentionFactsTable {
   agent_id: string;
   updates_available: boolean | null;
@@ -371,6 +385,7 @@ export interface Database {
   agent_software: AgentSoftwareTable;
   agent_software_state: AgentSoftwareStateTable;
   agent_attention_facts: AgentAttentionFactsTable;
+  agent_system_parts: AgentSystemPartsTable;
   notification_channels: NotificationChannelsTable;
   alert_rules: AlertRulesTable;
   alert_rule_channels: AlertRuleChannelsTable;

@@ -31,7 +31,7 @@ export const agentProtocolFeature = serverFeature({
     const pglite = db.dialect === 'pglite';
     // PGlite has no autovacuum and no checkpointer: without this, every heartbeat's replaced system text
     // stays as dead rows, and all the WAL written since the start stays on disk.
-    const upkeep = pglite ? new PgliteUpkeep(db.db, logger, { tables: ['agents'] }) : undefined;
+    const upkeep = pglite ? new PgliteUpkeep(db.db, logger, { tables: ['agents', 'agent_system_parts'] }) : undefined;
     const heartbeats: HeartbeatWriter = new HeartbeatWriter(db.db, [sampleWriter, new AttentionFactsWriter()], {
       // PostgreSQL: two lanes. Each batch statement has a fixed cost (parse, plan, commit; the extensions'
       // CTEs grew it) that more lanes spread over fewer heartbeats: with four, PostgreSQL spent 351–407 µs of

@@ -5,6 +5,7 @@ import type { AgentsTable, Database, Platform } from '../../db/schema.js';
 import type { Page, PageRequest } from '../../platform/paging.js';
 import { inScopeSql, type CustomerScope } from '../auth/caller.js';
 import { heartbeatWindow, ONLINE_BELOW_MS, STALE_UP_TO_MS, type AgentStatus } from './agent-status.js';
+import { joinSystem } from './system-cuts.js';
 
 type Db = Kysely<Database>;
 
@@ -41,7 +42,7 @@ const AGENT_COLUMNS = [
 ] as const;
 
 /** An agent without its system data (read separately, as text) and the monitor's bookkeeping. */
-export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'last_status' | 'update_requested_at' | 'name_key' | 'tag_keys'>;
+export type AgentRow = Omit<Selectable<AgentsTable>, 'system' | 'system_pieces' | 'system_refs' | 'last_status' | 'update_requested_at' | 'name_key' | 'tag_keys'>;
 
 export const AGENT_SORTS = [
   'name',
@@ -167,13 +168,28 @@ export function findAgents(db: Db, ids: readonly string[]): Promise<AgentRow[]> 
   return ids.length === 0 ? Promise.resolve([]) : db.selectFrom('agents').select(AGENT_COLUMNS).where('id', 'in', ids).execute();
 }
 
-/** The stored heartbeat exactly as received (null before the first heartbeat). */
+/**
+ * The stored heartbeat exactly as received (null before the first heartbeat): whole in `system`, or
+ * its pieces and parts joined again (system-cuts.ts).
+ */
 export async function findSystemText(db: Db, id: string): Promise<{ customer_id: number | null; system: string | null } | undefined> {
-  return db
-    .selectFrom('agents')
-    .select(['customer_id', 'system'])
-    .where('id', '=', id)
+  const row = await db
+    .selectFrom('agents as a')
+    .select([
+      'a.customer_id',
+      'a.system',
+      'a.system_pieces',
+      sql<Array<string | null>>`array(select p.raw from unnest(a.system_refs) with ordinality as r(hash, i)
+        left join agent_system_parts as p on p.agent_id = a.id and p.hash = r.hash order by r.i)`.as('parts'),
+    ])
+    .where('a.id', '=', id)
     .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.system !== null || row.system_pieces === null) return { customer_id: row.customer_id, system: row.system };
+  // A part is deleted only by the statement that stores a body without it, in the same transaction
+  // as the row, so a missing one is a broken invariant, never a moment between two writes.
+  if (row.parts.some((p) => p === null)) throw new Error(`agent ${id}: a part of the stored system data is missing`);
+  return { customer_id: row.customer_id, system: joinSystem(row.system_pieces, row.parts as string[]) };
 }
 
 export function insertAgent(

@@ -18,7 +18,7 @@ import type { PendingHeartbeat } from './heartbeat-input.js';
 /** A column of the batch's rows `v`: one value per heartbeat, converted from JSON to `type` (arrays and jsonb included). */
 export interface BatchColumn {
   name: string;
-  type: 'text' | 'int' | 'float8' | 'boolean' | 'timestamptz' | 'int[]' | 'float8[]' | 'jsonb';
+  type: 'text' | 'int' | 'float8' | 'boolean' | 'timestamptz' | 'int[]' | 'float8[]' | 'text[]' | 'jsonb';
 }
 
 /** What an extension (heartbeat-writer.ts) adds to the statement. */
@@ -45,6 +45,12 @@ const BASE_COLUMNS: readonly BatchColumn[] = [
   { name: 'disk_worst_mount', type: 'text' },
   { name: 'pending_updates', type: 'int' },
   { name: 'reboot_required', type: 'boolean' },
+  // Where the body is cut (system-cuts.ts), in characters; no parts: stored whole in `system`.
+  { name: 'piece_starts', type: 'int[]' },
+  { name: 'piece_lengths', type: 'int[]' },
+  { name: 'part_starts', type: 'int[]' },
+  { name: 'part_lengths', type: 'int[]' },
+  { name: 'part_hashes', type: 'text[]' },
 ];
 
 /** A row of `v`: values by column name. */
@@ -67,6 +73,11 @@ export function baseRowOf(h: PendingHeartbeat): Record<string, unknown> {
     key_hint: h.keyHint,
     scope: h.scope,
     ...h.system,
+    piece_starts: h.cuts.pieceStarts,
+    piece_lengths: h.cuts.pieceLengths,
+    part_starts: h.cuts.partStarts,
+    part_lengths: h.cuts.partLengths,
+    part_hashes: h.cuts.partHashes,
   };
 }
 
@@ -107,13 +118,29 @@ export function batchStatementText(parts: readonly BatchStatementPart[], bodySlo
       agent_version = coalesce(v.agent_version, a.agent_version),
       agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
       last_api_key = coalesce(v.key_hint, a.last_api_key),
-      system = b.raw,
+      system = case when cardinality(v.part_hashes) = 0 then b.raw end,
+      system_pieces = case when cardinality(v.part_hashes) > 0 then array(
+        select substr(b.raw, x.s + 1, x.n) from unnest(v.piece_starts, v.piece_lengths) with ordinality as x(s, n, i) order by x.i) end,
+      system_refs = case when cardinality(v.part_hashes) > 0 then v.part_hashes end,
       os_name = v.os_name, os_version = v.os_version, primary_ip = v.primary_ip, uptime_seconds = v.uptime_seconds,
       disk_used_percent = v.disk_used_percent, disk_worst_mount = v.disk_worst_mount, pending_updates = v.pending_updates,
       reboot_required = v.reboot_required
     from v join bodies as b on b.ord = v.ord
     where a.id = v.id and (v.scope is null or a.customer_id = any(v.scope))
     returning v.ord, a.update_requested, a.customer_id
+  ),
+  -- A part already stored for the agent is left alone: unchanged members write nothing.
+  parts as (
+    insert into agent_system_parts (agent_id, hash, raw)
+    select v.id, x.hash, substr(b.raw, x.s + 1, x.n)
+      from v join updated as u on u.ord = v.ord join bodies as b on b.ord = v.ord
+      cross join lateral unnest(v.part_hashes, v.part_starts, v.part_lengths) as x(hash, s, n)
+    on conflict do nothing
+  ),
+  -- Parts the new body no longer has (this statement's inserts are not in its snapshot, so never these).
+  stale_parts as (
+    delete from agent_system_parts as p using v join updated as u on u.ord = v.ord
+    where p.agent_id = v.id and p.hash <> all(v.part_hashes)
   )${extensionCtes}
   select ord, update_requested, customer_id from updated`;
 }

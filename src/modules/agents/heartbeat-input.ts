@@ -3,6 +3,7 @@
 // them, and the writer imports the statement.
 import type { Platform } from '../../db/schema.js';
 import type { CustomerScope } from '../auth/caller.js';
+import type { SystemCuts } from './system-cuts.js';
 import type { SystemFacts } from './system-facts.js';
 
 export interface HeartbeatInput {
@@ -30,6 +31,8 @@ export interface HeartbeatInput {
 export interface PendingHeartbeat extends Omit<HeartbeatInput, 'parsed'> {
   /** The agent row's columns read from the body (system-facts.ts). */
   system: SystemFacts;
+  /** Where the body is cut for storage: its large members stored once per agent (system-cuts.ts). */
+  cuts: SystemCuts;
   /** What each extension read from the body, in the extensions' order. */
   readings: readonly unknown[];
 }
