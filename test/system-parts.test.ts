@@ -6,6 +6,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
+import { HeartbeatWriter } from '../src/modules/agents/heartbeat-writer.js';
+import { findSystemText } from '../src/modules/agents/agents.repo.js';
 import { fixtureText } from './helpers/fixtures.js';
 import { adminToken, apiKey, bearer, createKey } from './helpers/identity.js';
 
@@ -116,4 +118,26 @@ describe('a heartbeat body stored in parts', () => {
     await t.db.db.deleteFrom('agents').where('id', '=', id).execute();
     expect(await partsOf(id)).toEqual([]);
   });
+
+  // Two instances of a cluster can write one agent's beats at once (an agent retrying through another
+  // instance). Each statement changes parts only after it holds the agent's row, so whichever commits
+  // last leaves a row whose parts all exist; a part the other inserted may stay until the next beat.
+  it('reads back whole after two writers store different bodies of one agent at the same time', async () => {
+    const id = await register('fw-parts-race');
+    const writers = [new HeartbeatWriter(t.db.db, [], { run: t.db.run }), new HeartbeatWriter(t.db.db, [], { run: t.db.run })];
+    const input = (text: string) => ({
+      agentId: id, platform: 'freebsd' as const, hostname: null, agentVersion: null, agentSha256: null, raw: Buffer.from(text),
+      parsed: JSON.parse(text) as Record<string, unknown>, keyHint: null, scope: null, receivedAt: new Date(),
+    });
+    for (let round = 0; round < 20; round++) {
+      const bodies = [body(id, round, `a${round}`, 40 + round), body(id, round, `b${round}`, 60 - round)];
+      const outcomes = await Promise.all(writers.map((w, i) => w.write(input(bodies[i]!))));
+      expect(outcomes.every((o) => o.found)).toBe(true);
+      const stored = await findSystemText(t.db.db, id);
+      expect(bodies, `round ${round}`).toContain(stored?.system);
+    }
+    await send(body(id, 99));
+    expect(await partsOf(id)).toHaveLength(3);
+  });
 });
+

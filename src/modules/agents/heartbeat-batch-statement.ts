@@ -11,8 +11,9 @@
 //
 // Bodies stay one parameter each (a text[] of 30 KB bodies made the driver escape, and PostgreSQL
 // re-parse, one huge array literal); their count is rounded up to a size class, the unused ones null,
-// so a few texts serve every batch size. Each goes as the request's bytes (a Buffer: pg and PGlite send
-// it in the binary format, which for text is its UTF-8, checked by PostgreSQL as text input is).
+// so a few texts serve every batch size. Each goes as the request's bytes (a Buffer, a bytea parameter
+// in the binary format), sliced there at the cuts of system-cuts.ts by byte offset, and each slice made
+// text by convert_from, which checks its UTF-8 as text input does (NUL included).
 import type { PendingHeartbeat } from './heartbeat-input.js';
 
 /** A column of the batch's rows `v`: one value per heartbeat, converted from JSON to `type` (arrays and jsonb included). */
@@ -45,7 +46,7 @@ const BASE_COLUMNS: readonly BatchColumn[] = [
   { name: 'disk_worst_mount', type: 'text' },
   { name: 'pending_updates', type: 'int' },
   { name: 'reboot_required', type: 'boolean' },
-  // Where the body is cut (system-cuts.ts), in characters; no parts: stored whole in `system`.
+  // Where the body is cut (system-cuts.ts), in bytes; no parts: stored whole in `system`.
   { name: 'piece_starts', type: 'int[]' },
   { name: 'piece_lengths', type: 'int[]' },
   { name: 'part_starts', type: 'int[]' },
@@ -103,7 +104,7 @@ export function bodySlotsFor(count: number): number {
 export function batchStatementText(parts: readonly BatchStatementPart[], bodySlots: number): string {
   const columns = [...BASE_COLUMNS, ...parts.flatMap((p) => p.columns), { name: 'ord', type: 'int' }];
   const definitions = columns.map((c) => `${c.name} ${c.type}`).join(', ');
-  const bodies = Array.from({ length: bodySlots }, (_, i) => `(${i + 1}, $${i + 2}::text)`).join(', ');
+  const bodies = Array.from({ length: bodySlots }, (_, i) => `(${i + 1}, $${i + 2}::bytea)`).join(', ');
   const extensionCtes = parts.map((p, i) => `,\n  extension_${i} as (${p.statement})`).join('');
   // Data-modifying CTEs always run, referenced or not, and all in the statement's one snapshot.
   return `with v as (
@@ -118,9 +119,9 @@ export function batchStatementText(parts: readonly BatchStatementPart[], bodySlo
       agent_version = coalesce(v.agent_version, a.agent_version),
       agent_sha256 = coalesce(v.agent_sha256, a.agent_sha256),
       last_api_key = coalesce(v.key_hint, a.last_api_key),
-      system = case when cardinality(v.part_hashes) = 0 then b.raw end,
+      system = case when cardinality(v.part_hashes) = 0 then convert_from(b.raw, 'UTF8') end,
       system_pieces = case when cardinality(v.part_hashes) > 0 then array(
-        select substr(b.raw, x.s + 1, x.n) from unnest(v.piece_starts, v.piece_lengths) with ordinality as x(s, n, i) order by x.i) end,
+        select convert_from(substring(b.raw from x.s + 1 for x.n), 'UTF8') from unnest(v.piece_starts, v.piece_lengths) with ordinality as x(s, n, i) order by x.i) end,
       system_refs = case when cardinality(v.part_hashes) > 0 then v.part_hashes end,
       os_name = v.os_name, os_version = v.os_version, primary_ip = v.primary_ip, uptime_seconds = v.uptime_seconds,
       disk_used_percent = v.disk_used_percent, disk_worst_mount = v.disk_worst_mount, pending_updates = v.pending_updates,
@@ -132,7 +133,7 @@ export function batchStatementText(parts: readonly BatchStatementPart[], bodySlo
   -- A part already stored for the agent is left alone: unchanged members write nothing.
   parts as (
     insert into agent_system_parts (agent_id, hash, raw)
-    select v.id, x.hash, substr(b.raw, x.s + 1, x.n)
+    select v.id, x.hash, convert_from(substring(b.raw from x.s + 1 for x.n), 'UTF8')
       from v join updated as u on u.ord = v.ord join bodies as b on b.ord = v.ord
       cross join lateral unnest(v.part_hashes, v.part_starts, v.part_lengths) as x(hash, s, n)
     on conflict do nothing

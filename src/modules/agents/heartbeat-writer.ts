@@ -102,7 +102,7 @@ export class HeartbeatWriter {
 
   write(input: HeartbeatInput): Promise<HeartbeatOutcome> {
     const { parsed, ...fields } = input;
-    const cuts = systemCuts(fields.raw, { previous: this.#cutMemory.get(fields.agentId) });
+    const cuts = systemCuts(fields.raw, Object.keys(parsed), { previous: this.#cutMemory.get(fields.agentId) });
     this.#cutMemory.set(fields.agentId, cuts.memory);
     const pending: PendingHeartbeat = { ...fields, system: systemFactsOf(parsed), cuts, readings: this.extensions.map((e) => e.read(parsed)) };
     return this.#lanes[laneOf(input.agentId, this.#lanes.length)]!.submit(pending);
