@@ -15,16 +15,7 @@ import { Fleet } from './fleet.js';
 import { SimulatedChecks } from './simulated-checks.js';
 import { LazyDevice } from './simulated-device.js';
 import { SimulatedSystem } from './simulated-system.js';
-
-/** A small deterministic random source (mulberry32). */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../../test/helpers/seeded-random.js';
 
 const check = (kind: CheckKind, params: Record<string, unknown>, id: string = randomUUID()): AgentCheck => ({ id, name: kind, kind, params, interval_seconds: 60, timeout_seconds: 30 });
 

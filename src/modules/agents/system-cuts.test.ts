@@ -6,16 +6,7 @@
 // duplicate keys, unusual number spellings.
 import { describe, expect, it } from 'vitest';
 import { joinSystem, memberStarts, systemCuts } from './system-cuts.js';
-
-/** A small seeded generator (mulberry32), so a failing input can be found again. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../../../test/helpers/seeded-random.js';
 
 const SPACES = ['', ' ', '\n', '\t', '\r\n', '  \n  '];
 const STRINGS = ['plain', 'quote \\" inside', 'ends in backslash \\\\', '\\\\\\"', 'Müller – 東京 😀', '\\u00e9\\ud83d\\ude00', '{[not structure]}', ',:'];
