@@ -5,7 +5,7 @@
 // escaped quote and backslash before a closing quote), non-ASCII and astral characters, deep nesting,
 // duplicate keys, unusual number spellings.
 import { describe, expect, it } from 'vitest';
-import { joinSystem, memberStarts, systemCuts } from './system-cuts.js';
+import { joinSystem, MAX_MEMBERS, memberStarts, systemCuts } from './system-cuts.js';
 import { seeded } from '../../../test/helpers/seeded-random.js';
 
 const SPACES = ['', ' ', '\n', '\t', '\r\n', '  \n  '];
@@ -105,4 +105,15 @@ describe('systemCuts', () => {
     // A large member is a part without any memory.
     expect(systemCuts(Buffer.from(`{"a": "${'z'.repeat(600)}"}`), ['a']).partHashes).toHaveLength(1);
   });
+
+  it('cuts a body of many members at the first MAX_MEMBERS only, the rest one member', () => {
+    const members = Array.from({ length: 5000 }, (_, i) => [`k${i}`, 'v'.repeat(600)] as const);
+    const body = JSON.stringify(Object.fromEntries(members));
+    const { cuts, pieces, parts } = slices(body, members.map(([k]) => k), { steadyMinBytes: 1 });
+    expect(cuts.partHashes).toHaveLength(MAX_MEMBERS);
+    expect(cuts.memory).toHaveLength(MAX_MEMBERS * 8);
+    expect(parts.at(-1)!.length).toBeGreaterThan((5000 - MAX_MEMBERS) * 600);
+    expect(joinSystem(pieces, parts)).toBe(body);
+  });
 });
+
