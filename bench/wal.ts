@@ -7,8 +7,8 @@
 // pg_stat_wal, the cluster's) ÷ heartbeats the server answered, full-page images, the agents table's
 // updates and the share of them that were HOT, the tables' growth (heap, TOAST, indexes), and, with
 // pg_walinspect, what the WAL is made of, by record type and by relation. pg_stat_wal and the LSN are
-// the whole cluster's (other work on the server shows there, not in the figure; records without a
-// block, mostly commits, are counted whoever wrote them).
+// the whole cluster's (other work on the server shows there, not in the figure; a record without a
+// block, a commit, counts when its transaction wrote a block of the bench's database).
 //
 // The baseline is not measured in the same run: the change it compares with is a schema and write-path
 // change, not a setting. It is this bench's figure on main at cb31041 (the commit before issue 62's
@@ -136,8 +136,8 @@ function rows(base: Base, w: Window): BenchRow[] {
   const walBytes = w.to.walBytes - w.from.walBytes;
   const fpi = w.to.walFpi - w.from.walFpi;
   const records = w.to.walRecords - w.from.walRecords;
-  // With pg_walinspect the figure is this database's WAL (records of its relations, plus the cluster's
-  // records without a block, mostly commits): other work on the same server does not count. Without it,
+  // With pg_walinspect the figure is this database's WAL (records of its relations, plus the commits of
+  // the transactions that wrote them): other work on the same server does not count. Without it,
   // the cluster's (pg_stat_wal), and the note says so.
   const others = w.byRelation.find((p) => p.name === '(other database)')?.bytes ?? 0;
   const ownBytes = w.inspect ? walBytes : w.byRelation.reduce((sum, p) => sum + p.bytes, 0) - others;
