@@ -156,6 +156,18 @@ describe('a write user of the agent\'s customer', () => {
     expect(others.json()).toEqual([]);
   });
 
+  it('keeps what is typed the moment the socket opens, before the session message (a paste on connect)', async () => {
+    // Four shells at once (the agent's limit), each typed into as soon as it opens: every keystroke reaches its shell.
+    const shells = await Promise.all(
+      [1, 2, 3, 4].map(async (n) => {
+        const shell = await openShell(agent.id, writer);
+        type(shell.ws, `echo early-$((${n}*11))\r`);
+        return { n, shell };
+      }),
+    );
+    for (const { n, shell } of shells) await vi.waitFor(() => expect(shell.output()).toMatch(new RegExp(`(^|\\D)early-${n * 11}\\r?\\n`)), { timeout: 10_000 });
+  });
+
   it('loses its recording after device_recording_retention_days; the session stays', async () => {
     const recorded = await s.db.db.selectFrom('device_sessions').selectAll().where('recording_sha256', 'is not', null).execute();
     expect(recorded.length).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import { callerOf } from '../../http/auth.js';
 import { originAllowed, requireWebSocketUpgrade, WEBSOCKET_ONLY_NOTE } from '../../http/websocket-route.js';
 import { AppError } from '../../platform/errors.js';
 import type { AgentHub } from '../agent-hub/agent-hub.js';
+import type { DeviceSettings } from '../settings/device-settings.js';
 import type { Agent } from '../agents/agents.service.js';
 import { agentIdSchema } from '../agents/agents.schemas.js';
 import type { DeviceAccess } from '../device-sessions/device-access.js';
@@ -45,8 +46,8 @@ const DESCRIPTION =
 
 export const deviceShellRoutes: FastifyPluginAsyncZod<DeviceShellRouteOptions> = async (app, options) => {
   const { shells, deviceAccess, hub, remote } = options;
-  /** The agent the checks found, from the pre-handler to the WebSocket handler. */
-  const checked = new WeakMap<FastifyRequest, Agent>();
+  /** The agent the checks found and the settings they read, from the pre-handler to the WebSocket handler. */
+  const checked = new WeakMap<FastifyRequest, { agent: Agent; settings: DeviceSettings }>();
 
   app.route({
     method: 'GET',
@@ -70,16 +71,15 @@ export const deviceShellRoutes: FastifyPluginAsyncZod<DeviceShellRouteOptions> =
       // In a cluster the shell runs where the agent's socket is: forwarded there, which checks it all again.
       const holder = await streamHolder(hub, remote, request, agent.id);
       if (holder) return connectToHolder(request, holder, remote!.instanceId);
-      if (caller.kind === 'user') await shells.checkLimits(agent.id, caller.userId);
-      checked.set(request, agent);
+      if (caller.kind === 'user') checked.set(request, { agent, settings: await shells.checkLimits(agent.id, caller.userId) });
     },
     handler: requireWebSocketUpgrade,
     wsHandler: (socket, request) => {
       if (pipeToHolder(socket, request)) return;
       const caller = callerOf(request);
-      const agent = checked.get(request);
-      if (caller.kind !== 'user' || !agent) return socket.close(1008, 'not allowed');
-      void shells.run({ ws: socket, agent, caller, ip: request.ip ?? '', cols: request.query.cols, rows: request.query.rows });
+      const found = checked.get(request);
+      if (caller.kind !== 'user' || !found) return socket.close(1008, 'not allowed');
+      void shells.run({ ws: socket, ...found, caller, ip: request.ip ?? '', cols: request.query.cols, rows: request.query.rows });
     },
   });
 };

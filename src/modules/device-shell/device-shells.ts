@@ -15,6 +15,7 @@ import type { Agent } from '../agents/agents.service.js';
 import type { Caller } from '../auth/caller.js';
 import type { DeviceSessionLog } from '../device-sessions/session-log.js';
 import type { BlobStorage } from '../firmware/blob-store.js';
+import type { DeviceSettings } from '../settings/device-settings.js';
 import type { SettingsService } from '../settings/settings.service.js';
 import { AsciicastRecorder } from './asciicast-recorder.js';
 import { ShellSession, type ShellEnd } from './shell-session.js';
@@ -30,6 +31,8 @@ export interface ShellRequest {
   ip: string;
   cols: number;
   rows: number;
+  /** The settings `checkLimits` read: the session's limits and whether it is recorded. */
+  settings: DeviceSettings;
 }
 
 export class DeviceShells {
@@ -50,8 +53,8 @@ export class DeviceShells {
     this.tempDir = path.join(dataDir, 'device-recordings-tmp');
   }
 
-  /** 429 when the agent or the user has as many shells open as the settings allow. */
-  async checkLimits(agentId: string, userId: number): Promise<void> {
+  /** 429 when the agent or the user has as many shells open as the settings allow; else the settings, for `run`. */
+  async checkLimits(agentId: string, userId: number): Promise<DeviceSettings> {
     const limits = await this.settings.device();
     if ((this.#perAgent.get(agentId) ?? 0) >= limits.device_shells_per_agent) {
       throw new AppError('RATE_LIMITED', `At most ${limits.device_shells_per_agent} shells may be open on one agent (setting device_shells_per_agent); close one first`);
@@ -59,6 +62,7 @@ export class DeviceShells {
     if ((this.#perUser.get(userId) ?? 0) >= limits.device_shells_per_user) {
       throw new AppError('RATE_LIMITED', `At most ${limits.device_shells_per_user} device shells per user (setting device_shells_per_user); close one first`);
     }
+    return limits;
   }
 
   /** Temporary recordings of sessions that ended with a crash are of no use: removed at start. */
@@ -73,9 +77,13 @@ export class DeviceShells {
     await Promise.all(open.map((s) => s.ended));
   }
 
-  /** Runs one shell session on an accepted WebSocket until it ends. */
+  /**
+   * Runs one shell session on an accepted WebSocket until it ends. The session takes the socket's messages
+   * before this first awaits: a message the socket emits with no listener is lost, and a client may type
+   * the moment it has opened.
+   */
   async run(request: ShellRequest): Promise<void> {
-    const { ws, agent, caller } = request;
+    const { ws, agent, caller, settings } = request;
     const count = <K>(map: Map<K, number>, key: K, by: number) => {
       const next = (map.get(key) ?? 0) + by;
       if (next > 0) map.set(key, next);
@@ -83,7 +91,6 @@ export class DeviceShells {
     };
     count(this.#perAgent, agent.id, 1);
     count(this.#perUser, caller.userId, 1);
-    const settings = await this.settings.device();
     const session = new ShellSession(ws, this.hub, agent.id, this.clock, { idleMs: settings.device_idle_minutes * 60_000, maxMs: settings.device_session_max_minutes * 60_000 });
     this.#open.add(session);
     try {
