@@ -20,7 +20,9 @@ RUN sh deploy/production-tree.sh /app /production
 
 # deploy/smoke.sh reads this stage's ENV and CMD and starts its production folder with exactly them.
 FROM node:20-bookworm-slim
+# MALLOC_MMAP_THRESHOLD_: malloc returns freed large blocks to the system (src/platform/node-flags.ts).
 ENV NODE_ENV=production \
+    MALLOC_MMAP_THRESHOLD_=131072 \
     DATA_DIR=/data \
     PORT=8080
 WORKDIR /app

@@ -22,7 +22,7 @@
 // Measured, never asserted.
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { apiClient, benchPolicy, measurePolicyChange, measureWindow, type PolicyChange, type Window } from './lib/checks-phase.js';
@@ -74,7 +74,7 @@ const windowLine = (w: Window) =>
   `p99 ${w.agentP99Ms.toFixed(1)} ms as the agents see it, ${w.serverP99Ms.toFixed(1)} in the server, fleet loop max ${w.fleetLoopMaxMs.toFixed(0)} ms, fleet CPU ${((w.fleetCpuMs / (w.seconds * 1000)) * 100).toFixed(1)} % of a core, ${w.failedHeartbeats} failed`;
 
 async function measure(backend: Awaited<ReturnType<typeof backendsFrom>>[number], s: Settings): Promise<{ pairs: Pair[]; change: PolicyChange | null; failure?: string; startFailed: number }> {
-  const server = forkRpc(SERVER_FILE, ['--expose-gc', ...SERVER_NODE_FLAGS]);
+  const server = forkRpc(SERVER_FILE, ['--expose-gc', ...SERVER_NODE_FLAGS], SERVER_NODE_ENV);
   const fleet = forkRpc(FLEET_FILE);
   const pairs: Pair[] = [];
   let change: PolicyChange | null = null;

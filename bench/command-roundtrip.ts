@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { backendsFrom, nodeFlags, percentiles, positiveNumber } from './lib/backends.js';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { CommandServer, CommandServerKind } from './lib/command-server-child.js';
 import type { Backend } from './lib/databases.js';
@@ -80,7 +80,7 @@ function connectPeer(kind: CommandServerKind, server: CommandServer): Promise<We
 
 async function start(kind: CommandServerKind, backend: Backend, extraFlags: readonly string[]): Promise<Side | string> {
   // The real server with the Node flags it runs with in production (the echo baseline with Node's own).
-  const rpc = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...extraFlags]);
+  const rpc = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...extraFlags], kind === 'rmm' ? SERVER_NODE_ENV : {});
   try {
     const server = await rpc.call<CommandServer>('start', { kind, backend });
     return { rpc, server, peer: await connectPeer(kind, server) };

@@ -20,7 +20,7 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
@@ -89,7 +89,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   await truncate(file, bytes);
   await writeFile(warm, '');
   await truncate(warm, 16 * MiB);
-  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS]);
+  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS], SERVER_NODE_ENV);
   const source = await fileSource(file);
   let agent: Awaited<ReturnType<typeof startAgentProcess>> | undefined;
   let hop: Awaited<ReturnType<typeof startSocatHop>> | undefined;

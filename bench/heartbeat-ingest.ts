@@ -27,7 +27,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { backendsFrom, nodeFlags, positiveNumber } from './lib/backends.js';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
 import type { CpuSample, ServerKind, StartParams, StartedServer } from './lib/fleet-server-child.js';
@@ -93,7 +93,7 @@ const f = (n: number | undefined, digits = 0) => (n === undefined || !Number.isF
 
 async function startServer(kind: ServerKind, backend: Backend, agentIds: string[], serverFlags: string[]): Promise<Running | string> {
   // The real server with the Node flags it runs with in production (the bare stand-in with Node's own).
-  const rpc = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...serverFlags]);
+  const rpc = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...serverFlags], kind === 'rmm' ? SERVER_NODE_ENV : {});
   try {
     const params: StartParams = kind === 'bare' ? { kind, backend } : { kind, backend, agentIds, logLevel: 'info' };
     return { rpc, started: await rpc.call<StartedServer>('start', params) };

@@ -25,7 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { RfbViewer, type Update } from '../test/helpers/rfb-viewer.js';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { backendsFrom, positiveNumber } from './lib/backends.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
@@ -94,7 +94,7 @@ async function measure(way: Path, seconds: number): Promise<Round> {
 /** The real server (its own process, production log level), a reference agent process, and a technician's token. */
 async function startProduct(backend: string, route: Route, vncPort: number): Promise<Path> {
   const agentDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-desktop-'));
-  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS]);
+  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS], SERVER_NODE_ENV);
   let agent: ChildProcess | undefined;
   const close = async () => {
     if (agent) await stop(agent);

@@ -17,7 +17,7 @@ import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { backendsFrom, percentiles, positiveNumber } from './lib/backends.js';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc } from './lib/child-rpc.js';
 import type { Backend } from './lib/databases.js';
 import type { CpuSample, LoopDelay, ServerKind, StartParams, StartedServer } from './lib/fleet-server-child.js';
@@ -90,7 +90,7 @@ async function stormOnce(kind: ServerKind, backend: Backend, s: Settings): Promi
   const agentIds = Array.from({ length: s.agents }, () => randomBytes(16).toString('hex'));
   const profile = s.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${s.profileDir}`] : [];
   // The real server with the Node flags it runs with in production (the bare stand-in with Node's own).
-  const server = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...profile]);
+  const server = forkRpc(SERVER_FILE, [...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...profile], kind === 'rmm' ? SERVER_NODE_ENV : {});
   const storm = forkRpc(STORM_FILE);
   const label = kind === 'bare' ? 'bare server' : `RMM server (${backend})`;
   try {

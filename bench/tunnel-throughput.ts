@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backendsFrom, nodeFlags, positiveNumber } from './lib/backends.js';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { forkRpc } from './lib/child-rpc.js';
 import { pidCpuMs } from './lib/cluster-processes.js';
 import type { CommandServer } from './lib/command-server-child.js';
@@ -52,7 +52,7 @@ const message = (err: unknown) => (err instanceof Error ? err.message.split('\n'
 /** The real server in its own process, a reference agent process connected to it, and a tunnel to the target. */
 async function startTunnel(backend: string, targetPort: number, serverFlags: string[]): Promise<Relay & { agentCpuMs(): Promise<number> }> {
   const agentDir = await mkdtemp(path.join(os.tmpdir(), 'rmm-bench-agent-'));
-  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS, ...serverFlags]);
+  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS, ...serverFlags], SERVER_NODE_ENV);
   let agent: ChildProcess | undefined;
   const close = async () => {
     if (agent) await stop(agent); // before the server, so the agent does not start reconnecting to it

@@ -20,7 +20,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../src/platform/node-flags.js';
 import { withDatabase } from '../test/helpers/postgres-admin.js';
 import { positiveNumber } from './lib/backends.js';
 import { forkRpc } from './lib/child-rpc.js';
@@ -55,7 +55,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<BenchRo
   const admin = await postgresAdminUrl(env);
   if (!admin.url) return [{ ...base, figure: Number.NaN, unit: 'WAL bytes/heartbeat', target: TARGET, note: `skipped: the WAL bench needs PostgreSQL (${admin.reason})` }];
 
-  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS]);
+  const server = forkRpc(SERVER_FILE, [...SERVER_NODE_FLAGS], SERVER_NODE_ENV);
   const fleet = forkRpc(FLEET_FILE);
   let client: pg.Client | undefined;
   try {

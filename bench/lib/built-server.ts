@@ -8,7 +8,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
 import { stopChild } from './cluster-processes.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -32,7 +32,7 @@ export function buildIfStale(): void {
 export async function startBuiltServer(env: Record<string, string>, spawned?: (child: ChildProcess) => void): Promise<BuiltServer> {
   const base = { ...process.env };
   delete base.DATABASE_URL;
-  const serverEnv = { ...base, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', ...env };
+  const serverEnv = { ...base, ...SERVER_NODE_ENV, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', ...env };
   return startListening([...SERVER_NODE_FLAGS, 'dist/src/main.js'], serverEnv, spawned);
 }
 

@@ -20,9 +20,9 @@ export interface RpcChild {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Forks `file` (under tsx, like this process) with extra Node flags, e.g. `--expose-gc`. */
-export function forkRpc(file: string, nodeFlags: string[] = []): RpcChild {
-  const child: ChildProcess = fork(file, [RPC_FLAG], { stdio: 'inherit', execArgv: [...process.execArgv, ...nodeFlags] });
+/** Forks `file` (under tsx, like this process) with extra Node flags, e.g. `--expose-gc`, and variables added to this process's environment. */
+export function forkRpc(file: string, nodeFlags: string[] = [], env: Readonly<Record<string, string>> = {}): RpcChild {
+  const child: ChildProcess = fork(file, [RPC_FLAG], { stdio: 'inherit', execArgv: [...process.execArgv, ...nodeFlags], env: { ...process.env, ...env } });
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   let nextId = 1;
   const exited = new Promise<void>((resolve) => {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
 import { freePort } from '../../test/helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -77,7 +77,7 @@ export async function startInstance(env: Record<string, string>): Promise<Proc> 
   delete base.DATABASE_URL;
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...base, HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env },
+    env: { ...base, ...SERVER_NODE_ENV, HOST: '127.0.0.1', PORT: '0', CALLSTATUS_PORT: '0', LOG_LEVEL: 'info', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<number>((resolve, reject) => {

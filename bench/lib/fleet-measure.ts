@@ -6,7 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { percentiles } from './backends.js';
-import { SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
+import { SERVER_NODE_ENV, SERVER_NODE_FLAGS } from '../../src/platform/node-flags.js';
 import { forkRpc, type RpcChild } from './child-rpc.js';
 import type { Backend } from './databases.js';
 import type { FleetStart } from './fleet-child.js';
@@ -115,7 +115,7 @@ export async function waitUntilConnected(fleet: RpcChild, s: FleetSettings, log:
 /** The whole fleet against one server: B4's memory, then B7's minute. */
 export async function measureServer(kind: ServerKind, backend: Backend, s: FleetSettings, log: (m: string) => void): Promise<FleetFigures> {
   // The real server with the Node flags it runs with in production (the bare stand-in with Node's own).
-  const server = forkRpc(SERVER_FILE, ['--expose-gc', ...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...s.serverFlags]);
+  const server = forkRpc(SERVER_FILE, ['--expose-gc', ...(kind === 'rmm' ? SERVER_NODE_FLAGS : []), ...s.serverFlags], kind === 'rmm' ? SERVER_NODE_ENV : {});
   const fleet = forkRpc(FLEET_FILE);
   const label = kind === 'bare' ? 'bare server' : `RMM server (${backend})`;
   const say = (m: string) => log(`${label}: ${m}`);
