@@ -25,9 +25,10 @@ export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32']
 // raises that threshold to the freed block's size (up to 32 MiB) and the trim threshold to twice it, and
 // keeps what it freed since. Starting up frees blocks of megabytes (the embedded database's WebAssembly
 // and files), so an idle server on the embedded database held 80–110 MiB that malloc had freed and kept
-// (malloc_stats: 120–148 MiB taken from the system, 36 MiB in use), and read 249–273 MiB resident.
-// Naming the threshold fixes it (glibc then adjusts neither): 83 MiB taken, 36 in use, and 199–207
-// MiB resident in the same runs (bench/README.md, 2026-11-30). It costs a mapping per large block, which
+// (malloc_stats: 120–148 MiB taken from the system, 36 MiB in use), and read 246–273 MiB resident.
+// Naming the threshold fixes it (glibc then adjusts neither): 83 MiB taken, 36 in use, and 205–207
+// MiB resident in the same runs; the memory bench read 213 idle and 346 with 1,000 agents instead of
+// 263 and 395 (bench/history/2026-11-30.md). It costs a mapping per large block, which
 // the server allocates rarely (batched statements, large answers). It is an environment variable because
 // glibc reads it when the process starts; other C libraries ignore it.
 export const SERVER_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '131072' };
