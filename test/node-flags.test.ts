@@ -47,7 +47,9 @@ function keptAfterFreeing(env: Record<string, string>): number {
       blocks.length = 0; await collect();
       process.stdout.write(String(rss() - before));
     })();`;
-  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: { ...process.env, ...env } });
+  // glibc's own default when `env` names none: malloc settings this process was started with are not passed on.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MALLOC_') && name !== 'GLIBC_TUNABLES'));
+  const run = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: { ...inherited, ...env } });
   if (run.status !== 0) throw new Error(`node failed: ${run.stderr}`);
   return Number(run.stdout);
 }
